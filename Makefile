@@ -1,0 +1,81 @@
+# Memory-tiering patch stack on Debian's linux-source-6.12: build, boot in a
+# tiered QEMU guest, test. `make help` lists the targets.
+#
+# Variables a user may set:
+#   CONFIG=name   a config from defconfigs/matrix (default: all if the
+#                 matrix has it, else stock)
+#   CMD='...'     with `make boot`: run this in the guest, then power off
+#   SHARE=dir     with `make boot`: host dir visible as /share in the guest
+#   WORK=dir      kernel tree, build dirs, rootfs, logs (default: ./work)
+#   JOBS=n        parallel build jobs (default: number of CPUs)
+#   TIMEOUT=s     wall-clock limit of a non-interactive boot (default 600)
+#   V=1           show the full commands and their output
+
+WORK ?= $(CURDIR)/work
+JOBS ?= $(shell nproc)
+export WORK JOBS V TIMEOUT
+
+CONFIG ?= $(shell boot/matrix default)
+CONFIGS := $(shell boot/matrix names)
+ifeq ($(filter $(CONFIG),$(CONFIGS)),)
+$(error unknown CONFIG '$(CONFIG)'; valid names: $(CONFIGS))
+endif
+
+.PHONY: help deps source kernel menuconfig rootfs guest-bins boot run test \
+	matrix check check-harness check-patches rebase export clean distclean
+
+help: ## this list
+	@awk -F':.*## ' '/^[a-z-]+:.*## / { printf "  make %-15s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@echo "  configs: $(CONFIGS)"
+
+deps: ## install the Debian packages this needs (asks for root)
+	@boot/deps
+
+source: deps ## extract linux-source-6.12 into WORK, apply the stack
+	@boot/source prepare
+
+kernel: source ## build the kernel of CONFIG
+	@boot/build $(CONFIG)
+
+menuconfig: source ## edit CONFIG's .config with menuconfig
+	@boot/build $(CONFIG) menuconfig
+
+rootfs: deps ## debootstrap the guest's Debian 12 root filesystem
+	@rootfs/build >/dev/null
+
+guest-bins: source ## build the upstream selftests and helpers for the guest
+	@tests/build-guest-bins
+
+boot: kernel rootfs guest-bins ## boot CONFIG; a shell, or CMD='...' (SHARE=dir)
+	@boot/qemu $(CONFIG) $(if $(CMD),--cmd '$(subst ','\'',$(CMD))') \
+		$(if $(SHARE),--share '$(SHARE)') $(if $(TIMEOUT),--timeout $(TIMEOUT))
+
+run: kernel rootfs guest-bins ## boot CONFIG and show its tiers and stack features
+	@boot/qemu $(CONFIG) --cmd /stack/boot/guest-show
+
+test: source ## build, boot and test CONFIG
+	@tests/run-config $(CONFIG)
+
+matrix: source ## build, boot and test every config in the matrix
+	@tests/check --matrix-only
+
+check: deps ## everything CI runs: harness, patches, the whole matrix
+	@tests/check
+
+check-harness: ## the harness's own tests (recorded logs, no kernel)
+	@tests/harness/run
+
+check-patches: source ## the series applies with git am and patch -p1, clean headers
+	@tests/check --patches-only
+
+rebase: deps ## re-extract for the installed linux-source-6.12, re-apply
+	@boot/source rebase
+
+export: ## write the stack branch in WORK/src back to linux.patch-stack/
+	@boot/source export
+
+clean: ## remove build directories, boot logs and guest binaries
+	rm -rf $(WORK)/build $(WORK)/boots $(WORK)/test $(WORK)/guest $(WORK)/guest-headers
+
+distclean: ## remove WORK entirely (kernel tree and rootfs too)
+	rm -rf $(WORK)

@@ -1,0 +1,103 @@
+# shellcheck shell=bash
+# Helpers shared by the host-side scripts. Sourced, never run.
+#
+# Every script works from these variables, which the Makefile exports and a
+# user may set:
+#   TOP     the clone (default: the directory above this file)
+#   WORK    where the kernel tree, build directories, rootfs and boot logs
+#           live (default: $TOP/work, ignored by git)
+#   JOBS    parallel make jobs (default: number of CPUs)
+
+set -euo pipefail
+
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+WORK=${WORK:-$TOP/work}
+JOBS=${JOBS:-$(nproc)}
+# shellcheck disable=SC2034 # used by the scripts that source this file
+SRC=$WORK/src
+PKG_TARBALL=${PKG_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+PKG_NAME=${PKG_NAME:-linux-source-6.12}
+MATRIX=$TOP/defconfigs/matrix
+export TOP WORK JOBS
+
+prog=$(basename "$(dirname "$0")")/$(basename "$0")
+
+# One line on stderr, then exit 1 (user error) or the given code.
+die() {
+	local code=1
+	if [ "$1" = "-c" ]; then code=$2; shift 2; fi
+	echo "$prog: error: $*" >&2
+	exit "$code"
+}
+
+info() { echo "$prog: $*" >&2; }
+
+# Print a command before running it when V=1 (the reproducer).
+run() {
+	if [ "${V:-0}" = 1 ]; then echo "+ $*" >&2; fi
+	"$@"
+}
+
+# Run a noisy command with its output in LOG; on failure show the tail of
+# the log and stop with one line naming the log.
+quiet() {
+	local log=$1 what=$2
+	shift 2
+	if [ "${V:-0}" = 1 ]; then
+		echo "+ $*" >&2
+		"$@" 2>&1 | tee "$log"
+		return "${PIPESTATUS[0]}"
+	fi
+	if ! "$@" >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		die -c 2 "$what failed; full log: $log"
+	fi
+}
+
+# Content hash of files and strings, used to decide whether cached work is
+# still valid. Arguments that are existing files are hashed by content.
+hash_of() {
+	local a
+	for a in "$@"; do
+		if [ -f "$a" ]; then
+			printf '%s\n' "$a"
+			cat "$a"
+		else
+			printf '%s\n' "$a"
+		fi
+	done | sha256sum | cut -c1-16
+}
+
+pkg_version() {
+	dpkg-query -W -f='${Version}' "$PKG_NAME" 2>/dev/null ||
+		die "$PKG_NAME is not installed; run: make deps"
+}
+
+# Git tag for a package version (git refuses '~' and ':' in tag names).
+pkg_tag() { echo "debian/$(pkg_version | tr '~:' '_%')"; }
+
+# Names of the configs in the matrix, one per line.
+matrix_names() { awk -F: '!/^[[:space:]]*(#|$)/ { gsub(/[[:space:]]/, "", $1); print $1 }' "$MATRIX"; }
+
+# Fragments of a config, as paths, in merge order.
+matrix_fragments() {
+	local name=$1 line f
+	line=$(awk -F: -v n="$name" '!/^[[:space:]]*#/ { k = $1; gsub(/[[:space:]]/, "", k); if (k == n) { print $2; exit } }' "$MATRIX")
+	if [ -z "$line" ]; then
+		die "unknown CONFIG '$name'; valid names: $(matrix_names | tr '\n' ' ')"
+	fi
+	for f in $line; do
+		[ -f "$TOP/defconfigs/$f.config" ] ||
+			die "matrix entry '$name' names defconfigs/$f.config, which does not exist"
+		echo "$TOP/defconfigs/$f.config"
+	done
+}
+
+# The config that `make run` and friends use when CONFIG is not given.
+default_config() {
+	if matrix_names | grep -qx all; then echo all; else echo stock; fi
+}
+
+build_dir() { echo "$WORK/build/$1"; }
+
+kernel_image() { echo "$(build_dir "$1")/arch/x86/boot/bzImage"; }

@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Judge one boot of the test guest from its console log and result files.
+
+Reads:
+  - the console log: kernel reports (panic, oops, BUG, WARN, lockdep, KASAN,
+    hung tasks, soft lockups, RCU stalls) are failures; the KUnit results
+    the kernel printed at boot are parsed as KTAP;
+  - one KTAP file per in-guest test group (results/<group>.tap); a group
+    that was asked for and left no file, no plan or fewer results than its
+    plan is a failure;
+  - the known-failures list: a failing test named there counts as a skip
+    with the reason given, never as a pass.
+
+Prints one line per stage and group and ends with "N passed, N failed,
+N skipped". Exits 1 if anything failed.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+# Kernel reports that fail a boot whatever the tests said.
+KERNEL_REPORTS = [
+    (re.compile(r"Kernel panic - not syncing"), "kernel panic"),
+    (re.compile(r"\bBUG: "), "kernel BUG"),
+    (re.compile(r"kernel BUG at "), "kernel BUG"),
+    (re.compile(r"\bOops: "), "oops"),
+    (re.compile(r"general protection fault"), "general protection fault"),
+    (re.compile(r"WARNING: .* at "), "kernel WARN"),
+    (re.compile(r"WARNING: (possible|inconsistent|suspicious)"), "lockdep report"),
+    (re.compile(r"possible circular locking dependency"), "lockdep report"),
+    (re.compile(r"UBSAN: "), "UBSAN report"),
+    (re.compile(r"INFO: task .* blocked for more than"), "hung task"),
+    (re.compile(r"rcu: INFO: .* detected stalls"), "RCU stall"),
+    (re.compile(r"watchdog: BUG: soft lockup"), "soft lockup"),
+]
+
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+KTAP_LINE = re.compile(
+    r"^(?P<indent>\s*)(?:(?P<version>(?:K)?TAP version \d+)"
+    r"|(?P<plan>1\.\.(?P<count>\d+))"
+    r"|(?P<result>(?P<notok>not )?ok (?P<num>\d+)(?: -)?\s*(?P<name>[^#]*?)\s*(?:#\s*(?P<directive>.*))?)"
+    r"|# Subtest: (?P<subtest>.*))\s*$"
+)
+
+
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+        self.notes = []
+
+    def add(self, other):
+        self.passed += other.passed
+        self.failed += other.failed
+        self.skipped += other.skipped
+        self.notes += other.notes
+
+    def fail(self, why):
+        self.failed += 1
+        self.notes.append("FAIL " + why)
+
+    def summary(self):
+        s = f"{self.passed} passed, {self.failed} failed"
+        if self.skipped:
+            s += f", {self.skipped} skipped"
+        return s
+
+
+class Node:
+    """A KTAP test: a leaf, or a parent whose results are its subtests."""
+
+    def __init__(self, name):
+        self.name = name
+        self.plan = None
+        self.children = []
+        self.ok = None
+        self.directive = ""
+
+
+def parse_ktap(lines, name):
+    """Parse KTAP lines (already stripped of log prefixes) into a tree.
+
+    A block indented deeper than its level holds the subtests of the result
+    line that follows it at that level, as KUnit and kselftest print them.
+    """
+    items = []
+    for raw in lines:
+        m = KTAP_LINE.match(raw.rstrip("\r\n"))
+        if m:
+            items.append((len(m.group("indent").expandtabs(4)), m))
+    root = Node(name)
+    pos = parse_block(items, 0, items[0][0] if items else 0, root)
+    if pos < len(items):
+        root.notes = ["results after the end of the top-level block were ignored"]
+    return root
+
+
+def parse_block(items, pos, level, node):
+    """Fill node from items[pos:] at indentation level; return the next pos."""
+    pending = None
+    while pos < len(items):
+        indent, m = items[pos]
+        if indent < level:
+            break
+        if indent > level:
+            pending = Node("")
+            pos = parse_block(items, pos, indent, pending)
+            continue
+        pos += 1
+        if m.group("subtest"):
+            node.name = node.name or m.group("subtest").strip()
+        elif m.group("plan") is not None and node.plan is None:
+            node.plan = int(m.group("count"))
+        elif m.group("result"):
+            child = pending or Node("")
+            pending = None
+            child.name = m.group("name").strip() or child.name
+            child.ok = m.group("notok") is None
+            child.directive = (m.group("directive") or "").strip()
+            node.children.append(child)
+    if pending is not None:
+        # A nested block with no result line after it: that test died.
+        pending.ok = False
+        pending.directive = "no result line (crashed or timed out)"
+        node.children.append(pending)
+    return pos
+
+
+def is_skip(node):
+    return node.directive.upper().startswith("SKIP")
+
+
+def judge(node, path, known, tally):
+    """Count the leaves under node. Returns True if node failed in a way
+    not explained by known failures."""
+    full = f"{path}/{node.name}" if path else node.name
+    if node.children or node.plan is not None:
+        unexplained = False
+        for c in node.children:
+            if judge(c, full, known, tally):
+                unexplained = True
+        if node.plan is not None and len(node.children) < node.plan:
+            tally.fail(f"{full}: {node.plan - len(node.children)} of {node.plan} planned results missing")
+            unexplained = True
+        if node.ok is False and not unexplained and not node.children:
+            tally.fail(f"{full}: {node.directive or 'failed'}")
+            return True
+        if node.ok is False and not unexplained and not any(c.ok is False for c in node.children):
+            tally.fail(f"{full}: failed after all its subtests passed ({node.directive or 'non-zero exit'})")
+            return True
+        return unexplained
+    if is_skip(node):
+        tally.skipped += 1
+        tally.notes.append(f"SKIP {full}: {node.directive[4:].strip() or 'no reason given'}")
+        return False
+    if node.ok:
+        tally.passed += 1
+        if full in known:
+            tally.notes.append(f"NOTE {full} passes but is listed as a known failure; remove it from the list")
+        return False
+    if full in known:
+        tally.skipped += 1
+        tally.notes.append(f"SKIP {full}: known failure: {known[full]}")
+        return False
+    tally.fail(f"{full}" + (f": {node.directive}" if node.directive else ""))
+    return True
+
+
+def judge_ktap(lines, name, known):
+    tally = Tally()
+    root = parse_ktap(lines, name)
+    if root.plan is None:
+        tally.fail(f"{name}: no KTAP plan line (the test did not run or did not finish)")
+    judge(root, "", known, tally)
+    return tally
+
+
+def console_lines(path):
+    with open(path, errors="replace") as f:
+        return [TIMESTAMP.sub("", l.rstrip("\r\n")) for l in f]
+
+
+def kernel_reports(lines):
+    tally = Tally()
+    for i, line in enumerate(lines):
+        for pat, what in KERNEL_REPORTS:
+            if pat.search(line):
+                context = "\n      ".join(lines[i : i + 6])
+                tally.fail(f"{what} on the console, line {i + 1}:\n      {context}")
+                break
+    if not tally.failed:
+        tally.passed = 1
+    return tally
+
+
+def kunit_lines(lines):
+    """The KUnit block of the console: from its 'KTAP version' header on."""
+    for i, line in enumerate(lines):
+        if line.startswith("KTAP version"):
+            return lines[i:]
+    return None
+
+
+def read_known(path):
+    known = {}
+    if path and os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line or line.startswith("#"):
+                    continue
+                test, _, reason = line.partition(" ")
+                if not reason.strip():
+                    sys.exit(f"verdict: {path}: '{test}' has no reason; every known failure needs one")
+                known[test] = reason.strip()
+    return known
+
+
+def kconfig_has_kunit_tests(path):
+    if not path or not os.path.exists(path):
+        return False, False
+    text = open(path).read()
+    kunit = re.search(r"^CONFIG_KUNIT=y", text, re.M) is not None
+    suites = re.search(r"^CONFIG_\w*KUNIT\w*TEST=y", text, re.M) is not None
+    return kunit, suites
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--name", required=True, help="config name, for the report")
+    ap.add_argument("--console", required=True)
+    ap.add_argument("--results", help="directory of <group>.tap files")
+    ap.add_argument("--groups", default="", help="comma-separated groups that must have results")
+    ap.add_argument("--kconfig", help="the kernel's .config (is KUnit expected?)")
+    ap.add_argument("--known", help="known-failures file")
+    ap.add_argument("--boot-status", type=int, default=0, help="boot/qemu's exit status")
+    ap.add_argument("--counts", help="write 'passed failed skipped' here")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list skips too")
+    args = ap.parse_args()
+
+    known = read_known(args.known)
+    total = Tally()
+    stages = []
+
+    if not os.path.exists(args.console):
+        t = Tally()
+        t.fail(f"no console log at {args.console}")
+        stages.append(("boot", t))
+    else:
+        lines = console_lines(args.console)
+        boot = Tally()
+        if args.boot_status == 124:
+            boot.fail("guest hung: no power-off before the timeout; last console lines:\n      "
+                      + "\n      ".join(lines[-10:]))
+        elif args.boot_status == 255:
+            boot.fail("guest stopped before the tests finished (panic or reset)")
+        stages.append(("boot", boot if boot.failed else Tally()))
+        if not boot.failed:
+            stages[-1][1].passed = 1
+        stages.append(("kernel log", kernel_reports(lines)))
+        kunit_on, suites = kconfig_has_kunit_tests(args.kconfig)
+        if kunit_on:
+            block = kunit_lines(lines)
+            if block is None:
+                t = Tally()
+                t.fail("kunit: no KTAP header on the console, though CONFIG_KUNIT=y")
+                stages.append(("kunit", t))
+            else:
+                t = judge_ktap(block, "kunit", known)
+                if suites and t.passed + t.failed + t.skipped == 0:
+                    t.fail("kunit: KUnit test options are enabled but no test ran")
+                stages.append(("kunit", t))
+
+    for group in [g for g in args.groups.split(",") if g]:
+        path = os.path.join(args.results or "", f"{group}.tap")
+        if not os.path.exists(path):
+            t = Tally()
+            t.fail(f"{group}: no results (expected {path})")
+        else:
+            with open(path, errors="replace") as f:
+                t = judge_ktap(f.readlines(), group, known)
+        stages.append((group, t))
+
+    for stage, t in stages:
+        status = "FAIL" if t.failed else "ok"
+        print(f"  {args.name:<12} {stage:<12} {status:<4}  {t.summary()}")
+        for n in t.notes:
+            if n.startswith("FAIL") or args.verbose or n.startswith("NOTE"):
+                print(f"      {n}")
+        total.add(t)
+
+    print(f"{args.name}: {total.summary()}")
+    if args.counts:
+        with open(args.counts, "w") as f:
+            f.write(f"{total.passed} {total.failed} {total.skipped}\n")
+    return 1 if total.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
