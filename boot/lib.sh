@@ -101,3 +101,16 @@ default_config() {
 build_dir() { echo "$WORK/build/$1"; }
 
 kernel_image() { echo "$(build_dir "$1")/arch/x86/boot/bzImage"; }
+
+# A command line as one copy-pasteable line, quoting only where needed.
+show_cmd() {
+	local a out=()
+	for a in "$@"; do
+		if [[ "$a" =~ [^][A-Za-z0-9_./:=,@%+!-] ]]; then
+			out+=("'${a//\'/\'\\\'\'}'")
+		else
+			out+=("$a")
+		fi
+	done
+	echo "${out[*]}"
+}
