@@ -4,7 +4,12 @@
 # output indented as its subtests, then one result line for the program
 # from its exit status (0 pass, 4 skip, anything else fail).
 LIST=/stack/tests/kselftests
-BIN=/guest/kselftest
+# The tests create their page-cache files in the current directory: run
+# them from a copy on the ext4 root (thrown away at power-off), not from
+# the read-only 9p share.
+BIN=/root/kselftest
+rm -rf "$BIN"
+cp -a /guest/kselftest "$BIN"
 
 mapfile -t tests < <(sed -e 's/#.*//' "$LIST" | awk 'NF { print $1, $2 }')
 echo "KTAP version 1"
@@ -19,7 +24,9 @@ for entry in "${tests[@]}"; do
 	fi
 	rc=0
 	# Indent the program's TAP so that its results nest under this one.
-	(cd "$BIN/${t%/*}" && timeout -k 5 "$secs" "./${t##*/}" </dev/null 2>&1) |
+	# Line-buffered: the tests fork, and a full stdio buffer copied into
+	# the child would print its results twice.
+	(cd "$BIN/${t%/*}" && timeout -k 5 "$secs" stdbuf -oL -eL "./${t##*/}" </dev/null 2>&1) |
 		sed 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	case $rc in
