@@ -55,13 +55,13 @@ quiet() {
 }
 
 # Content hash of files and strings, used to decide whether cached work is
-# still valid. Arguments that are existing files are hashed by content.
+# still valid. Arguments that are existing files are hashed by content only,
+# so the same file reached by another path gives the same hash.
 hash_of() {
 	local a
 	for a in "$@"; do
 		if [ -f "$a" ]; then
-			printf '%s\n' "$a"
-			cat "$a"
+			sha256sum <"$a"
 		else
 			printf '%s\n' "$a"
 		fi
