@@ -41,7 +41,8 @@ KTAP_LINE = re.compile(
     r"^(?P<indent>\s*)(?:(?P<version>(?:K)?TAP version \d+)"
     r"|(?P<plan>1\.\.(?P<count>\d+))"
     r"|(?P<result>(?P<notok>not )?ok (?P<num>\d+)(?: -)?\s*(?P<name>[^#]*?)\s*(?:#\s*(?P<directive>.*))?)"
-    r"|# Subtest: (?P<subtest>.*))\s*$"
+    r"|# Subtest: (?P<subtest>.*)"
+    r"|# (?P<diag>.*))\s*$"
 )
 
 
@@ -76,6 +77,7 @@ class Node:
         self.children = []
         self.ok = None
         self.directive = ""
+        self.diag = []  # the comment lines printed just before the result
 
 
 def parse_ktap(lines, name):
@@ -99,8 +101,13 @@ def parse_ktap(lines, name):
 def parse_block(items, pos, level, node):
     """Fill node from items[pos:] at indentation level; return the next pos."""
     pending = None
+    diag = []
     while pos < len(items):
         indent, m = items[pos]
+        if m.group("diag") is not None and indent >= level:
+            diag = (diag + [m.group("diag")])[-5:]
+            pos += 1
+            continue
         if indent < level:
             break
         if indent > level:
@@ -118,6 +125,7 @@ def parse_block(items, pos, level, node):
             child.name = m.group("name").strip() or child.name
             child.ok = m.group("notok") is None
             child.directive = (m.group("directive") or "").strip()
+            child.diag, diag = diag, []
             node.children.append(child)
     if pending is not None:
         # A nested block with no result line after it: that test died.
@@ -163,7 +171,8 @@ def judge(node, path, known, tally):
         tally.skipped += 1
         tally.notes.append(f"SKIP {full}: known failure: {known[full]}")
         return False
-    tally.fail(f"{full}" + (f": {node.directive}" if node.directive else ""))
+    tally.fail(f"{full}" + (f": {node.directive}" if node.directive else "")
+               + "".join(f"\n        # {d}" for d in node.diag))
     return True
 
 
