@@ -16,6 +16,7 @@ N skipped". Exits 1 if anything failed.
 """
 
 import argparse
+import fnmatch
 import os
 import re
 import sys
@@ -213,7 +214,9 @@ def kunit_lines(lines):
     return None
 
 
-def read_known(path):
+def read_known(path, config):
+    """Known failures that apply to this config: 'test reason', or
+    'test@glob reason' for the configs whose name matches glob."""
     known = {}
     if path and os.path.exists(path):
         with open(path) as f:
@@ -224,6 +227,9 @@ def read_known(path):
                 test, _, reason = line.partition(" ")
                 if not reason.strip():
                     sys.exit(f"verdict: {path}: '{test}' has no reason; every known failure needs one")
+                test, _, glob = test.partition("@")
+                if glob and not fnmatch.fnmatchcase(config, glob):
+                    continue
                 known[test] = reason.strip()
     return known
 
@@ -250,7 +256,7 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="list skips too")
     args = ap.parse_args()
 
-    known = read_known(args.known)
+    known = read_known(args.known, args.name)
     total = Tally()
     stages = []
 
