@@ -56,3 +56,29 @@ ktap_main() {
 	done
 	echo "# $(basename "$self" .sh): $pass passed, $failed failed, $skipped skipped"
 }
+
+# A counter from /proc/vmstat (0 if the kernel does not have it).
+vmstat() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' /proc/vmstat; }
+
+has_config() { zcat /proc/config.gz | grep -qx "CONFIG_$1=y"; }
+
+# Run promote-watch (see tests/guest/promote-watch.c) and set PW_MS,
+# PW_HOT_TOP, PW_HOT, PW_COLD_TOP, PW_COLD from its result line. Its
+# samples are printed as they come.
+# shellcheck disable=SC2034 # the PW_* results are for the caller
+promote_watch() {
+	local out rc=0
+	out=$(/guest/bin/promote-watch "$@") || rc=$?
+	grep -v '^sample' <<<"$out"
+	# A few samples to show the progress: first, middle and last.
+	grep '^sample' <<<"$out" | awk '{ s[NR] = $0 } END { if (NR) { print s[1]; print s[int((NR + 1) / 2)]; print s[NR] } }'
+	[ "$rc" = 0 ] || fail "promote-watch exited with $rc"
+	local line
+	line=$(grep '^result' <<<"$out") || fail "promote-watch printed no result"
+	PW_MS=$(sed -n 's/.* ms=\([0-9]*\).*/\1/p' <<<"$line")
+	PW_HOT_TOP=$(sed -n 's/.* hot_top=\([0-9]*\).*/\1/p' <<<"$line")
+	PW_HOT=$(sed -n 's/.* hot=\([0-9]*\).*/\1/p' <<<"$line")
+	PW_COLD_TOP=$(sed -n 's/.* cold_top=\([0-9]*\).*/\1/p' <<<"$line")
+	PW_COLD=$(sed -n 's/.* cold=\([0-9]*\).*/\1/p' <<<"$line")
+	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
+}

@@ -1,0 +1,105 @@
+#!/bin/bash
+# klruscand: MGLRU page-table scanning as pghot's page-table-scan source.
+# NUMA balancing is off throughout, so only klruscand can report accesses.
+# shellcheck source=tests/guest/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+SYSCTL=/proc/sys/vm
+DEADLINE_MS=60000
+
+klruscand_pid() { pgrep -x klruscand; }
+
+# utime + stime of a task, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+only_pgtscans() {
+	echo 0 >/proc/sys/kernel/numa_balancing
+	echo 0 >"$SYSCTL/pghot_record_hwhints_enable"
+	echo 0 >"$SYSCTL/pghot_record_hintfaults_enable"
+	echo 1 >"$SYSCTL/pghot_record_pgtscans_enable"
+}
+
+case_thread_and_knob() {
+	[ -n "$(klruscand_pid)" ] || fail "no klruscand thread"
+	echo "vm.klruscand_scan_interval_ms = $(cat "$SYSCTL/klruscand_scan_interval_ms")"
+	local old
+	old=$(cat "$SYSCTL/klruscand_scan_interval_ms")
+	for bad in 0 99 60001 -1 abc; do
+		if echo "$bad" 2>/dev/null >"$SYSCTL/klruscand_scan_interval_ms"; then
+			fail "vm.klruscand_scan_interval_ms accepted '$bad'"
+		fi
+	done
+	[ "$(cat "$SYSCTL/klruscand_scan_interval_ms")" = "$old" ] || fail "a rejected write changed the interval"
+	echo 100 >"$SYSCTL/klruscand_scan_interval_ms"
+	echo 60000 >"$SYSCTL/klruscand_scan_interval_ms"
+	echo "$old" >"$SYSCTL/klruscand_scan_interval_ms"
+}
+
+case_hot_set_promoted_by_scanning() {
+	local before_scan before_promote
+	only_pgtscans
+	before_scan=$(vmstat pghot_recorded_pgtscans)
+	before_promote=$(vmstat pgpromote_success)
+	promote_watch -m anon -n 2048 -c 2048 -t "$DEADLINE_MS"
+	echo "promoted $PW_HOT_TOP/$PW_HOT hot pages in $PW_MS ms; cold pages promoted: $PW_COLD_TOP/$PW_COLD"
+	echo "pghot_recorded_pgtscans +$(($(vmstat pghot_recorded_pgtscans) - before_scan))," \
+		"pgpromote_success +$(($(vmstat pgpromote_success) - before_promote))"
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
+		fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted within ${DEADLINE_MS} ms"
+	[ "$PW_COLD_TOP" = 0 ] || fail "$PW_COLD_TOP cold pages were promoted"
+	[ "$(vmstat pghot_recorded_pgtscans)" -gt "$before_scan" ] || fail "pghot_recorded_pgtscans did not move"
+}
+
+# With recording off klruscand must not scan: its CPU time over a fixed
+# interval, while a process keeps its pages busy, stays near zero.
+case_idle_when_recording_disabled() {
+	local pid t0 t1 hog
+	echo 0 >"$SYSCTL/pghot_record_pgtscans_enable"
+	pid=$(klruscand_pid)
+	/guest/bin/promote-watch -m anon -n 2048 -c 0 -t 10000 -w >/dev/null &
+	hog=$!
+	t0=$(cpu_ticks "$pid")
+	sleep 8 # the observation interval itself, not a wait for a condition
+	t1=$(cpu_ticks "$pid")
+	wait "$hog"
+	echo "klruscand CPU time with recording off: $((t1 - t0)) ticks in 8 s (USER_HZ $(getconf CLK_TCK))"
+	[ $((t1 - t0)) -le 2 ] || fail "klruscand used $((t1 - t0)) ticks while recording was off"
+	echo 1 >"$SYSCTL/pghot_record_pgtscans_enable"
+}
+
+# Turning MGLRU off and on while klruscand scans a busy process: no crash,
+# no splat (the harness fails the boot on any kernel report).
+case_mglru_toggled_during_scan() {
+	local hog
+	only_pgtscans
+	echo 100 >"$SYSCTL/klruscand_scan_interval_ms"
+	/guest/bin/promote-watch -m anon -n 4096 -c 0 -t 8000 -w >/dev/null &
+	hog=$!
+	for _ in $(seq 20); do
+		echo 0 >/sys/kernel/mm/lru_gen/enabled
+		sleep 0.1
+		echo 7 >/sys/kernel/mm/lru_gen/enabled
+		sleep 0.1
+	done
+	wait "$hog" || fail "the workload died while MGLRU was toggled"
+	echo 500 >"$SYSCTL/klruscand_scan_interval_ms"
+	[ -n "$(klruscand_pid)" ] || fail "klruscand is gone"
+}
+
+# Reclaim still works with the refactored walker: a memcg pushed over its
+# limit swaps to zswap.
+case_memcg_over_limit_swaps_to_zswap() {
+	local cg=/sys/fs/cgroup/klru-reclaim before
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p "$cg"
+	echo 32M >"$cg/memory.max"
+	before=$(awk '$1 == "zswpout" { print $2 }' "$cg/memory.stat")
+	(echo $BASHPID >"$cg/cgroup.procs" && exec memhog -r2 96M >/dev/null) || fail "memhog failed under the limit"
+	local out
+	out=$(awk '$1 == "zswpout" { print $2 }' "$cg/memory.stat")
+	echo "zswpout in the memcg: $before -> $out"
+	[ "$out" -gt "${before:-0}" ] || fail "nothing went to zswap"
+	rmdir "$cg"
+}
+
+ktap_main "$@"

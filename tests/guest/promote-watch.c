@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * promote-watch: put a hot set and a cold set of pages on a lower-tier
+ * node, keep reading and writing the hot set from a CPU of a top-tier
+ * node, and ask the kernel with move_pages() where the pages are.
+ *
+ *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
+ *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-w] [-r]
+ *
+ * The hot and cold sets are allocated, touched once, and moved to
+ * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
+ * 100 ms the placement of both sets is sampled. It stops when at least 95%
+ * of the hot set is on a top-tier node (not SLOW_NODE), or at the timeout;
+ * with -w it always runs to the timeout (to show that nothing moves).
+ * Accesses are a read and a write of one byte per page, or only reads with
+ * -r (the default for -m file: the kernel does not migrate dirty file
+ * pages, so a written file page would never be promoted).
+ *
+ * Output, one line each, for the test scripts to check:
+ *   setup mode=M hot=N cold=M slow=S thp=0|1
+ *   sample ms=T hot_top=X cold_top=Y          (every 100 ms)
+ *   result ms=T hot_top=X hot=N cold_top=Y cold=M data=ok|corrupt
+ * Exit status: 0 if the result line was printed and the data survived,
+ * 1 if the data changed, 2 on a setup error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <numaif.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HUGE_SZ (2UL << 20)
+
+static long psz;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "promote-watch: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Map @bytes for mode @mode; file mappings are MAP_SHARED on @path. */
+static char *map_region(const char *mode, size_t bytes, const char *path)
+{
+	char *p;
+	int fd;
+
+	if (!strcmp(mode, "file")) {
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || ftruncate(fd, bytes))
+			die("file");
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (p == MAP_FAILED)
+			die("mmap file");
+		return p;
+	}
+	if (!strcmp(mode, "thp")) {
+		/* Over-allocate to align on a huge page boundary. */
+		p = mmap(NULL, bytes + HUGE_SZ, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die("mmap thp");
+		p = (char *)(((uintptr_t)p + HUGE_SZ - 1) & ~(HUGE_SZ - 1));
+		if (madvise(p, bytes, MADV_HUGEPAGE))
+			die("madvise(MADV_HUGEPAGE)");
+		return p;
+	}
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap anon");
+	return p;
+}
+
+/* Pages of [p, p + n pages) on @node, as the kernel reports them. */
+static long count_on(char *p, long n, int node, void **pages, int *status)
+{
+	long i, on = 0;
+
+	for (i = 0; i < n; i++)
+		pages[i] = p + i * psz;
+	if (move_pages(0, n, pages, NULL, status, 0) < 0)
+		die("move_pages (query)");
+	for (i = 0; i < n; i++)
+		on += status[i] == node;
+	return on;
+}
+
+/*
+ * Move every page of [p, p + n pages) to @node; return how many are there
+ * afterwards. A page can be briefly busy (a huge page being moved as a
+ * whole reports on its subpages differently): ask again, a few times.
+ */
+static long move_to(char *p, long n, int node, void **pages, int *nodes,
+		    int *status)
+{
+	long i, on = 0;
+	int tries;
+
+	for (tries = 0; tries < 5 && on < n; tries++) {
+		for (i = 0; i < n; i++) {
+			pages[i] = p + i * psz;
+			nodes[i] = node;
+		}
+		if (move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE) < 0)
+			die("move_pages (move)");
+		on = count_on(p, n, node, pages, status);
+	}
+	return on;
+}
+
+/* Pages of [p, p + n pages) not on @slow (i.e. promoted to a top tier). */
+static long count_top(char *p, long n, int slow, void **pages, int *status)
+{
+	long i, top = 0;
+
+	count_on(p, n, slow, pages, status);
+	for (i = 0; i < n; i++)
+		top += status[i] >= 0 && status[i] != slow;
+	return top;
+}
+
+static int is_thp(char *p)
+{
+	char line[256];
+	unsigned long start, end, kb;
+	int in = 0, thp = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx", &start, &end) == 2)
+			in = (uintptr_t)p >= start && (uintptr_t)p < end;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			thp = kb > 0;
+	}
+	fclose(f);
+	return thp;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = "anon", *path = "/root/promote-watch.data";
+	long hot = 2048, cold = 2048, timeout = 30000, i, t0, next, hot_top = 0,
+	     cold_top = 0, n, moved;
+	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
+	unsigned long sum = 0;
+	int *nodes, *status;
+	void **pages;
+	char *h, *c;
+	cpu_set_t set;
+	unsigned char round = 1;
+
+	psz = sysconf(_SC_PAGESIZE);
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:wr")) != -1) {
+		switch (opt) {
+		case 'm': mode = optarg; break;
+		case 'n': hot = atol(optarg); break;
+		case 'c': cold = atol(optarg); break;
+		case 's': slow = atoi(optarg); break;
+		case 'C': cpu = atoi(optarg); break;
+		case 't': timeout = atol(optarg); break;
+		case 'f': path = optarg; break;
+		case 'w': wait_all = 1; break;
+		case 'r': reads_only = 1; break;
+		default:
+			fprintf(stderr, "promote-watch: bad option; see the top of promote-watch.c\n");
+			return 2;
+		}
+	}
+	if (strcmp(mode, "anon") && strcmp(mode, "file") && strcmp(mode, "thp")) {
+		fprintf(stderr, "promote-watch: -m takes anon, file or thp\n");
+		return 2;
+	}
+	if (hot <= 0 || cold < 0 || timeout <= 0) {
+		fprintf(stderr, "promote-watch: -n, -c and -t want positive numbers\n");
+		return 2;
+	}
+	if (reads_only < 0)
+		reads_only = !strcmp(mode, "file");
+	if (!strcmp(mode, "thp")) {
+		/* Whole huge pages. */
+		hot = (hot * psz + HUGE_SZ - 1) / HUGE_SZ * (HUGE_SZ / psz);
+		cold = (cold * psz + HUGE_SZ - 1) / HUGE_SZ * (HUGE_SZ / psz);
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+
+	n = hot > cold ? hot : cold;
+	pages = calloc(n, sizeof(*pages));
+	nodes = calloc(n, sizeof(*nodes));
+	status = calloc(n, sizeof(*status));
+	if (!pages || !nodes || !status)
+		die("calloc");
+	/* Hot and cold sets in separate mappings: one file each for -m file. */
+	h = map_region(mode, hot * psz, path);
+	if (cold) {
+		char cpath[512];
+
+		snprintf(cpath, sizeof(cpath), "%s.cold", path);
+		c = map_region(mode, cold * psz, cpath);
+		memset(c, 0xc0, cold * psz);
+	} else {
+		c = NULL;
+	}
+	memset(h, 0, hot * psz);
+	/* Clean file pages: dirty ones are neither moved nor promoted. */
+	if (!strcmp(mode, "file") &&
+	    (msync(h, hot * psz, MS_SYNC) || (c && msync(c, cold * psz, MS_SYNC))))
+		die("msync");
+
+	moved = move_to(h, hot, slow, pages, nodes, status);
+	if (moved != hot) {
+		fprintf(stderr, "promote-watch: only %ld/%ld hot pages moved to node %d\n",
+			moved, hot, slow);
+		return 2;
+	}
+	if (cold && move_to(c, cold, slow, pages, nodes, status) != cold) {
+		fprintf(stderr, "promote-watch: cold pages did not all move to node %d\n", slow);
+		return 2;
+	}
+	printf("setup mode=%s hot=%ld cold=%ld slow=%d thp=%d\n", mode, hot, cold,
+	       slow, is_thp(h));
+	fflush(stdout);
+
+	t0 = now_ms();
+	next = t0 + 100;
+	for (;;) {
+		/* One round: read (and write) a byte of every hot page. */
+		for (i = 0; i < hot; i++) {
+			unsigned char *b = (unsigned char *)h + i * psz + (i % 64) * 8;
+
+			if (reads_only) {
+				sum += *(volatile unsigned char *)b;
+				continue;
+			}
+			if (*b != (unsigned char)(round - 1))
+				corrupt = 1;
+			*b = round;
+		}
+		if (reads_only && sum)
+			corrupt = 1; /* the hot set was written as zeroes */
+		round++;
+		if (now_ms() < next)
+			continue;
+		next += 100;
+		hot_top = count_top(h, hot, slow, pages, status);
+		cold_top = cold ? count_top(c, cold, slow, pages, status) : 0;
+		printf("sample ms=%ld hot_top=%ld cold_top=%ld\n", now_ms() - t0,
+		       hot_top, cold_top);
+		fflush(stdout);
+		if (now_ms() - t0 >= timeout ||
+		    (!wait_all && hot_top * 100 >= hot * 95))
+			break;
+	}
+	/*
+	 * The cold set is not read back: that would be an access, and the
+	 * kernel would rightly promote it before the caller reads the
+	 * counters. The hot set checks that promoted data survives.
+	 */
+	printf("result ms=%ld hot_top=%ld hot=%ld cold_top=%ld cold=%ld data=%s\n",
+	       now_ms() - t0, hot_top, hot, cold_top, cold,
+	       corrupt ? "corrupt" : "ok");
+	if (!strcmp(mode, "file")) {
+		char cpath[512];
+
+		snprintf(cpath, sizeof(cpath), "%s.cold", path);
+		unlink(path);
+		unlink(cpath);
+	}
+	return corrupt ? 1 : 0;
+}
