@@ -17,7 +17,7 @@ JOBS=${JOBS:-$(nproc)}
 SRC=$WORK/src
 PKG_TARBALL=${PKG_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PKG_NAME=${PKG_NAME:-linux-source-6.12}
-MATRIX=$TOP/defconfigs/matrix
+MATRIX=${MATRIX:-$TOP/defconfigs/matrix}
 export TOP WORK JOBS
 
 prog=$(basename "$(dirname "$0")")/$(basename "$0")
@@ -79,16 +79,30 @@ pkg_tag() { echo "debian/$(pkg_version | tr '~:' '_%')"; }
 # Names of the configs in the matrix, one per line.
 matrix_names() { awk -F: '!/^[[:space:]]*(#|$)/ { gsub(/[[:space:]]/, "", $1); print $1 }' "$MATRIX"; }
 
+# The words after "name:" on a config's matrix line.
+matrix_line() {
+	local line
+	line=$(awk -v n="$1" '!/^[[:space:]]*#/ { i = index($0, ":"); k = substr($0, 1, i - 1); gsub(/[[:space:]]/, "", k); if (i && k == n) { print substr($0, i + 1); exit } }' "$MATRIX")
+	[ -n "$line" ] || die "unknown CONFIG '$1'; valid names: $(matrix_names | tr '\n' ' ')"
+	echo "$line"
+}
+
+# Boot settings of a config: the VAR=value words of its matrix line.
+matrix_env() {
+	local w
+	for w in $(matrix_line "$1"); do
+		case $w in *=*) echo "$w" ;; esac
+	done
+}
+
 # Fragments of a config, as paths, in merge order.
 matrix_fragments() {
-	local name=$1 line f
-	line=$(awk -F: -v n="$name" '!/^[[:space:]]*#/ { k = $1; gsub(/[[:space:]]/, "", k); if (k == n) { print $2; exit } }' "$MATRIX")
-	if [ -z "$line" ]; then
-		die "unknown CONFIG '$name'; valid names: $(matrix_names | tr '\n' ' ')"
-	fi
+	local line f
+	line=$(matrix_line "$1") || exit 1
 	for f in $line; do
+		case $f in *=*) continue ;; esac
 		[ -f "$TOP/defconfigs/$f.config" ] ||
-			die "matrix entry '$name' names defconfigs/$f.config, which does not exist"
+			die "matrix entry '$1' names defconfigs/$f.config, which does not exist"
 		echo "$TOP/defconfigs/$f.config"
 	done
 }
