@@ -1,17 +1,27 @@
 #!/bin/bash
 # IBS access profiling under QEMU TCG, which has no IBS: the driver must
-# say so once, stay off, and take the hardware-hints switch harmlessly.
-# (Sampling itself needs an AMD Zen CPU: see the pghot admin guide.)
+# say once why it is off, stay off, and take the hardware-hints switch
+# harmlessly. With the default CPU model the CPU does not advertise IBS;
+# the `ibs` matrix config forces the IBS CPUID bit on (QEMU_CPU in
+# defconfigs/matrix), so the driver meets a CPU that claims IBS but has no
+# working IBS behind it, and must not oops. (Sampling itself needs an AMD
+# Zen CPU: see the pghot admin guide.)
 # shellcheck source=tests/guest/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-case_driver_reports_ibs_absent() {
+case_driver_reports_why_it_is_off() {
 	local lines
-	! grep -qw ibs /proc/cpuinfo || skip "this CPU model advertises IBS; the absent case cannot be checked"
 	lines=$(dmesg | grep 'ibs_access:')
 	echo "$lines"
 	[ "$(grep -c . <<<"$lines")" = 1 ] || fail "expected exactly one ibs_access: line at boot"
-	grep -q 'IBS absent, memory access profiling off' <<<"$lines" || fail "the driver did not report IBS absent"
+	if grep -qw ibs /proc/cpuinfo; then
+		echo "this CPU model advertises IBS"
+		grep -q 'memory access profiling off$' <<<"$lines" ||
+			fail "IBS is advertised but cannot work under TCG; the driver did not turn itself off"
+	else
+		grep -q 'IBS absent, memory access profiling off' <<<"$lines" ||
+			fail "the driver did not report IBS absent"
+	fi
 }
 
 case_counters_exist_and_stay_zero() {

@@ -39,7 +39,8 @@ ktap_main() {
 		"case_$2"
 		return
 	fi
-	cases=$(declare -F | awk '{ print $3 }' | sed -n 's/^case_//p')
+	# in the order the script defines them: later cases may build on earlier ones
+	cases=$(sed -n 's/^case_\([A-Za-z0-9_]*\)() {.*/\1/p' "$self")
 	echo "KTAP version 1"
 	echo "1..$(echo "$cases" | wc -w)"
 	for c in $cases; do
@@ -82,3 +83,51 @@ promote_watch() {
 	PW_COLD=$(sed -n 's/.* cold=\([0-9]*\).*/\1/p' <<<"$line")
 	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
 }
+
+# The nvdimm namespace of the pmem range boot/qemu reserved on node $1.
+pmem_namespace() {
+	local ns
+	for ns in /sys/bus/nd/devices/namespace*.0; do
+		if [ "$(sysfs_read "$ns/target_node" 2>/dev/null)" = "$1" ]; then
+			basename "$ns"
+			return 0
+		fi
+	done
+	echo "no pmem namespace on node $1" >&2
+	return 1
+}
+
+# Turn node $1's pmem range into a devdax device; print its name (daxX.Y).
+devdax_on_node() {
+	local ns dax
+	ns=$(pmem_namespace "$1") || return 1
+	ndctl create-namespace -f -e "$ns" -m devdax >/dev/null || return 1
+	for dax in /sys/bus/dax/devices/dax*; do
+		if [ "$(sysfs_read "$dax/target_node")" = "$1" ]; then
+			basename "$dax"
+			return 0
+		fi
+	done
+	echo "no dax device on node $1 after ndctl create-namespace" >&2
+	return 1
+}
+
+# Give dax device $1 to kmem. kmem is built in, so daxctl (which loads the
+# module) cannot: rebind through sysfs. Succeeds if kmem ends up bound (a
+# failing probe does not fail the new_id write).
+dax_to_kmem() {
+	echo "$1" >/sys/bus/dax/drivers/device_dax/unbind || return 1
+	echo "$1" >/sys/bus/dax/drivers/kmem/new_id || return 1
+	[ -e "/sys/bus/dax/drivers/kmem/$1" ]
+}
+
+# Online every offline memory block of node $1 as movable memory.
+online_node_movable() {
+	local m
+	for m in /sys/devices/system/node/node"$1"/memory*; do
+		[ "$(cat "$m/state")" = online ] || echo online_movable >"$m/state" || return 1
+	done
+}
+
+# MemFree of node $1 in kB.
+node_free_kb() { awk '/MemFree/ { print $4 }' "/sys/devices/system/node/node$1/meminfo"; }

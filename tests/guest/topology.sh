@@ -59,12 +59,12 @@ case_hmat_latency_node2_slower() {
 	[ "$l2" -gt "$l0" ] || fail "HMAT does not make node 2 slower"
 }
 
-case_node3_reserved_as_pmem() {
-	local ns
-	ns=$(ls -d /sys/bus/nd/devices/namespace*.0 2>/dev/null | head -n1)
-	[ -n "$ns" ] || fail "no nvdimm namespace: memmap= reservation missing"
-	echo "$ns: target_node $(cat "$ns/target_node" 2>/dev/null), size $(cat "$ns/size")"
-	[ "$(sysfs_read "$ns/target_node")" = 3 ] || fail "pmem namespace is not on node 3"
+case_pmem_reserved_on_nodes_2_and_3() {
+	local n ns
+	for n in 2 3; do
+		ns=$(pmem_namespace $n) || fail "no pmem namespace on node $n: memmap= reservation missing"
+		echo "$ns: target_node $n, size $(cat "/sys/bus/nd/devices/$ns/size")"
+	done
 }
 
 case_swap_and_zswap() {

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Node 3's reserved range, turned into devdax and onlined as system RAM
+# with dax kmem at run time, becomes a lower-tier node, and hot pages on it
+# are promoted: by upstream NUMA balancing mode 2 on a stock kernel, by
+# pghot (which must start tracking the new node) with PGHOT.
+# Run last: node 3 stays online afterwards.
+# shellcheck source=tests/guest/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# devdax on node 3's pmem range, handed to kmem, every block online.
+online_node3() {
+	local dax
+	dax=$(devdax_on_node 3) || fail "cannot make a devdax device on node 3"
+	dax_to_kmem "$dax" || fail "kmem did not take $dax"
+	online_node_movable 3 || fail "cannot online node 3's memory"
+	grep MemTotal /sys/devices/system/node/node3/meminfo
+}
+
+case_dax_node_promoted() {
+	local t
+	online_node3
+	[ "$(cat /sys/devices/system/node/has_memory)" = 0-3 ] || fail "node 3 has no memory after onlining"
+	grep . /sys/devices/virtual/memory_tiering/memory_tier*/nodelist
+	if has_config PGHOT; then
+		t=$(ps -eo comm= | grep '^kmigrated' | sort | paste -sd' ')
+		echo "threads: $t"
+		[ "$t" = "kmigrated2 kmigrated3" ] || fail "no kmigrated thread for the new node 3"
+		echo 1 >/proc/sys/vm/pghot_record_hintfaults_enable
+	fi
+	echo 2 >/proc/sys/kernel/numa_balancing
+	promote_watch -m anon -n 2048 -c 1024 -s 3 -t 60000
+	echo "promoted from node 3: $PW_HOT_TOP/$PW_HOT hot pages in $PW_MS ms; cold: $PW_COLD_TOP/$PW_COLD"
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] || fail "only $PW_HOT_TOP of $PW_HOT hot pages left node 3"
+	[ "$PW_COLD_TOP" = 0 ] || fail "$PW_COLD_TOP cold pages left node 3"
+}
+
+ktap_main "$@"
