@@ -10,6 +10,8 @@
 #   JOBS=n        parallel build jobs (default: number of CPUs)
 #   TIMEOUT=s     wall-clock limit of a non-interactive boot (default 600)
 #   V=1           show the full commands and their output
+#   QUICK=1       with `make bench`: the short run `make run` shows
+#   ONLY='g ...'  with `make test`: run only these test groups
 
 WORK ?= $(CURDIR)/work
 JOBS ?= $(shell nproc)
@@ -22,7 +24,8 @@ $(error unknown CONFIG '$(CONFIG)'; valid names: $(CONFIGS))
 endif
 
 .PHONY: help deps source kernel menuconfig rootfs guest-bins boot run test \
-	matrix check check-harness check-patches rebase export clean distclean
+	matrix bench check check-harness check-patches check-bench rebase export \
+	clean distclean
 
 help: ## this list
 	@awk -F':.*## ' '/^[a-z-]+:.*## / { printf "  make %-15s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -50,8 +53,9 @@ boot: kernel rootfs guest-bins ## boot CONFIG; a shell, or CMD='...' (SHARE=dir)
 	@boot/qemu $(CONFIG) $(if $(CMD),--cmd '$(subst ','\'',$(CMD))') \
 		$(if $(SHARE),--share '$(SHARE)') $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-run: kernel rootfs guest-bins ## boot CONFIG and show its tiers and stack features
+run: kernel rootfs guest-bins ## boot CONFIG, show its tiers and features, a promotion demo
 	@boot/qemu $(CONFIG) --cmd /stack/boot/guest-show
+	@bench/run --quick --variants '$(CONFIG):NUMAB0 $(CONFIG):NUMAB2'
 
 test: source ## build, boot and test CONFIG
 	@tests/run-config $(CONFIG)
@@ -59,11 +63,19 @@ test: source ## build, boot and test CONFIG
 matrix: source ## build, boot and test every config in the matrix
 	@tests/check --matrix-only
 
+bench: source rootfs ## promotion benchmark, stock vs all (QUICK=1: a short one)
+	@boot/build stock
+	@boot/build all
+	@bench/run $(if $(QUICK),--quick)
+
 check: deps ## everything CI runs: harness, patches, the whole matrix
 	@tests/check
 
 check-harness: ## the harness's own tests (recorded logs, no kernel)
 	@tests/harness/run
+
+check-bench: ## the benchmark's own tests (host only, no guest)
+	@bench/check
 
 check-patches: source ## the series applies with git am and patch -p1, clean headers
 	@tests/check --patches-only
@@ -75,7 +87,8 @@ export: ## write the stack branch in WORK/src back to linux.patch-stack/
 	@boot/source export
 
 clean: ## remove build directories, boot logs and guest binaries
-	rm -rf $(WORK)/build $(WORK)/boots $(WORK)/test $(WORK)/guest $(WORK)/guest-headers
+	rm -rf $(WORK)/build $(WORK)/boots $(WORK)/test $(WORK)/guest $(WORK)/guest-headers \
+		$(WORK)/guest-bench
 
 distclean: ## remove WORK entirely (kernel tree and rootfs too)
 	rm -rf $(WORK)

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tierbench: the promotion workload of the pghot cover letter, with the
+ * placement of the hot set sampled while it runs.
+ *
+ *   tierbench [--mode anon|file|thp] [--pattern uniform|skewed]
+ *             [--size-mib N] [--hot-frac F] [--hot-share PCT]
+ *             [--threads N] [--accesses N] [--seed S]
+ *             [--slow-node N] [--cpu-node N] [--interval-ms N]
+ *             [--timeout-ms N] [--store-pct PCT] [--fill-free-mib N]
+ *             [--file PATH] [--allow-same-node]
+ *   (short forms: -m -p -s -H -S -t -a -r -n -c -i -T -w -F -f -A)
+ *
+ * A buffer of --size-mib is put on the slow node: anon (MAP_POPULATE),
+ * file (a file read into the page cache, then mapped MAP_SHARED |
+ * MAP_POPULATE, loads only) or thp (madvise(MADV_HUGEPAGE)). Its pages
+ * are split into a hot set (--hot-frac of them, chosen by the seed; in
+ * thp mode whole huge pages) and the cold rest. Each thread gets a
+ * sequence of page accesses generated from the seed before the clock
+ * starts (uniform over the hot set, or skewed: --hot-share percent to the
+ * hot set, the rest to cold pages), --store-pct of them stores; a thread
+ * replays its sequence (at most 2^20 entries, repeated) until it has done
+ * --accesses. Threads are pinned to the CPUs of --cpu-node. With
+ * --fill-free-mib, every other node that has CPUs is first filled with
+ * locked memory until only that much is free: a nearly full top tier.
+ *
+ * --allow-same-node lets --slow-node equal --cpu-node, for a smoke test on
+ * a one-node host (nothing can be promoted there).
+ *
+ * A sampler thread asks move_pages() every --interval-ms where each page
+ * is. Output, one line each:
+ *   setup mode=.. pattern=.. pages=N hot=H cold=C ... thp=0|1 setup_ms=..
+ *   fill node=N mib=M free_mib=F
+ *   sample t_ms=T hot_top=X hot=H cold_top=Y cold=C
+ *   result elapsed_us=.. elapsed_ms=.. timed_out=0|1 t50_ms=.. t95_ms=..
+ *          hot_top=X hot=H cold_top=Y cold=C precision=P samples=N checksum=..
+ * t50/t95 are the first samples with 50%/95% of the hot set on a top tier
+ * (-1: never); precision is the share of promoted pages that are hot (-1:
+ * none promoted). Exit: 0 with a result line, 2 on bad input or a failed
+ * setup (one line on stderr).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tierlib.h"
+
+#define HUGE_SZ (2UL << 20)
+
+static struct tb_params P;
+static struct tb_layout L;
+static char *buf;
+static size_t buf_bytes;
+static void **pages;
+static int *status;
+static uint32_t **seqs;
+static long seq_len;
+static atomic_int stop, done_threads, go;
+static atomic_ulong checksum;
+
+static void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tierbench: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n, sz);
+
+	if (!p)
+		fatal("out of memory (%zu x %zu bytes)", n, sz);
+	return p;
+}
+
+static void bind_to(int node)
+{
+	struct bitmask *m = numa_allocate_nodemask();
+
+	numa_bitmask_setbit(m, node);
+	if (set_mempolicy(MPOL_BIND, m->maskp, m->size + 1))
+		fatal("set_mempolicy(bind to node %d): %s", node, strerror(errno));
+	numa_free_nodemask(m);
+}
+
+static void unbind(void)
+{
+	if (set_mempolicy(MPOL_DEFAULT, NULL, 0))
+		fatal("set_mempolicy(default): %s", strerror(errno));
+}
+
+/* Allocate and populate the buffer, allocating on the slow node. */
+static void provision(void)
+{
+	char *p;
+
+	buf_bytes = (size_t)P.size_mib << 20;
+	bind_to(P.slow_node);
+	if (P.mode == TB_FILE) {
+		size_t off;
+		char *chunk = xcalloc(1, 1 << 20);
+		int fd = open(P.file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+		if (fd < 0)
+			fatal("open %s: %s", P.file, strerror(errno));
+		memset(chunk, 0x5a, 1 << 20);
+		for (off = 0; off < buf_bytes; off += 1 << 20)
+			if (write(fd, chunk, 1 << 20) != 1 << 20)
+				fatal("write %s: %s", P.file, strerror(errno));
+		/* clean pages: the kernel does not promote dirty file pages */
+		if (fsync(fd))
+			fatal("fsync %s: %s", P.file, strerror(errno));
+		buf = mmap(NULL, buf_bytes, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+		close(fd);
+		free(chunk);
+		if (buf == MAP_FAILED)
+			fatal("mmap %s: %s", P.file, strerror(errno));
+	} else if (P.mode == TB_THP) {
+		p = mmap(NULL, buf_bytes + HUGE_SZ, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			fatal("mmap %zu bytes: %s", buf_bytes, strerror(errno));
+		buf = (char *)(((uintptr_t)p + HUGE_SZ - 1) & ~(HUGE_SZ - 1));
+		if (madvise(buf, buf_bytes, MADV_HUGEPAGE))
+			fatal("madvise(MADV_HUGEPAGE): %s", strerror(errno));
+		memset(buf, 1, buf_bytes);
+	} else {
+		buf = mmap(NULL, buf_bytes, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (buf == MAP_FAILED)
+			fatal("mmap %zu bytes: %s", buf_bytes, strerror(errno));
+	}
+	/* from now on the kernel may place pages where it likes */
+	unbind();
+}
+
+static long count_on(int node)
+{
+	long i, on = 0;
+
+	if (move_pages(0, L.pages, pages, NULL, status, 0) < 0)
+		fatal("move_pages (query): %s", strerror(errno));
+	for (i = 0; i < L.pages; i++)
+		on += status[i] == node;
+	return on;
+}
+
+/* Move what is not on the slow node there; a few tries for busy pages. */
+static void move_to_slow(void)
+{
+	int *nodes = xcalloc(L.pages, sizeof(*nodes));
+	long i, on = count_on(P.slow_node);
+	int tries;
+
+	for (tries = 0; tries < 5 && on < L.pages; tries++) {
+		for (i = 0; i < L.pages; i++)
+			nodes[i] = P.slow_node;
+		if (move_pages(0, L.pages, pages, nodes, status, MPOL_MF_MOVE) < 0)
+			fatal("move_pages to node %d: %s", P.slow_node, strerror(errno));
+		on = count_on(P.slow_node);
+	}
+	free(nodes);
+	if (on < L.pages)
+		fatal("only %ld of %ld pages are on node %d after moving them there",
+		      on, L.pages, P.slow_node);
+}
+
+static int is_thp(void)
+{
+	char line[256];
+	unsigned long start, end, kb;
+	int in = 0, thp = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx", &start, &end) == 2)
+			in = (uintptr_t)buf >= start && (uintptr_t)buf < end;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			thp = kb > 0;
+	}
+	fclose(f);
+	return thp;
+}
+
+/*
+ * A nearly full top tier: lock memory on every other node with CPUs until
+ * only fill_free_mib MiB are free there. In 16 MiB steps, re-reading the
+ * free memory each time, so the kernel's reserves are not overrun.
+ */
+static void fill_top_tier(void)
+{
+	int node;
+	const long step = 16L << 20;
+
+	for (node = 0; node <= numa_max_node(); node++) {
+		struct bitmask *cpus = numa_allocate_cpumask();
+		long long fr = 0;
+		long mib = 0;
+		int has_cpu;
+
+		numa_node_to_cpus(node, cpus);
+		has_cpu = numa_bitmask_weight(cpus) > 0;
+		numa_free_cpumask(cpus);
+		if (!has_cpu || node == P.slow_node || numa_node_size64(node, &fr) <= 0)
+			continue;
+		bind_to(node);
+		while (numa_node_size64(node, &fr) > 0 &&
+		       fr - step >= (long long)P.fill_free_mib << 20) {
+			void *p = mmap(NULL, step, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_LOCKED,
+				       -1, 0);
+			long long before = fr;
+
+			if (p == MAP_FAILED)
+				break;
+			mib += step >> 20;
+			/* not populated (locked memory refused): stop, do not spin */
+			if (numa_node_size64(node, &fr) <= 0 || before - fr < step / 2)
+				break;
+		}
+		unbind();
+		numa_node_size64(node, &fr);
+		printf("fill node=%d mib=%ld free_mib=%lld\n", node, mib, fr >> 20);
+	}
+	fflush(stdout);
+}
+
+static void pin_to_node(int node, int invert)
+{
+	struct bitmask *cpus = numa_allocate_cpumask();
+	cpu_set_t set;
+	unsigned int c;
+	int n = 0;
+
+	numa_node_to_cpus(node, cpus);
+	CPU_ZERO(&set);
+	for (c = 0; c < cpus->size && c < CPU_SETSIZE; c++) {
+		if (c >= (unsigned int)numa_num_configured_cpus())
+			break;
+		if (!!numa_bitmask_isbitset(cpus, c) != !!invert) {
+			CPU_SET(c, &set);
+			n++;
+		}
+	}
+	numa_free_cpumask(cpus);
+	if (n)
+		sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *worker(void *arg)
+{
+	long t = (long)arg, i, k = 0;
+	const uint32_t *seq = seqs[t];
+	unsigned long sum = 0;
+
+	pin_to_node(P.cpu_node, 0);
+	while (!atomic_load(&go))
+		sched_yield();
+	for (i = 0; i < P.accesses; i++) {
+		uint32_t e = seq[k];
+		uint32_t pg = e & ~TB_STORE_BIT;
+		/* vary the line inside the page so caches do not hide much */
+		volatile unsigned char *b =
+			(volatile unsigned char *)buf + (size_t)pg * TB_PAGE + (i & 63) * 64;
+
+		if (e & TB_STORE_BIT)
+			*b = (unsigned char)i;
+		else
+			sum += *b;
+		if (++k == seq_len)
+			k = 0;
+		if (!(i & 0xffff) && atomic_load(&stop))
+			break;
+	}
+	atomic_fetch_add(&checksum, sum);
+	atomic_fetch_add(&done_threads, 1);
+	return NULL;
+}
+
+struct sampler {
+	long t0_us;
+	struct tb_sample *s;
+	long n, cap;
+};
+
+static void take_sample(struct sampler *sp)
+{
+	long hot_top, cold_top, hot = tb_hot_pages(&L), t_ms;
+
+	/* the time the query starts: a long query must not look like a late one */
+	t_ms = (now_us() - sp->t0_us) / 1000;
+	if (move_pages(0, L.pages, pages, NULL, status, 0) < 0)
+		fatal("move_pages (query): %s", strerror(errno));
+	tb_count_top(status, L.is_hot, L.pages, P.slow_node, &hot_top, &cold_top);
+	if (sp->n == sp->cap) {
+		sp->cap = sp->cap ? 2 * sp->cap : 1024;
+		sp->s = realloc(sp->s, sp->cap * sizeof(*sp->s));
+		if (!sp->s)
+			fatal("out of memory for samples");
+	}
+	sp->s[sp->n] = (struct tb_sample){ t_ms, hot_top, cold_top };
+	printf("sample t_ms=%ld hot_top=%ld hot=%ld cold_top=%ld cold=%ld\n",
+	       sp->s[sp->n].t_ms, hot_top, hot, cold_top, L.pages - hot);
+	fflush(stdout);
+	sp->n++;
+}
+
+int main(int argc, char **argv)
+{
+	char err[256];
+	long t, i, setup_us, elapsed_us, hot;
+	pthread_t *tids;
+	struct sampler sp = { 0 };
+	int timed_out = 0, thp = 0;
+	struct bitmask *cpus;
+
+	if (tb_parse(argc, argv, &P, err, sizeof(err))) {
+		fprintf(stderr, "tierbench: error: %s\n", err);
+		return 2;
+	}
+	if (numa_available() < 0)
+		fatal("this kernel has no NUMA support");
+	if (P.slow_node > numa_max_node() || numa_node_size64(P.slow_node, NULL) <= 0)
+		fatal("--slow-node %d has no memory", P.slow_node);
+	cpus = numa_allocate_cpumask();
+	if (P.cpu_node > numa_max_node() || numa_node_to_cpus(P.cpu_node, cpus) ||
+	    !numa_bitmask_weight(cpus))
+		fatal("--cpu-node %d has no CPUs", P.cpu_node);
+	numa_free_cpumask(cpus);
+
+	setup_us = now_us();
+	if (tb_layout_init(&L, P.size_mib * (1048576 / TB_PAGE),
+			   P.mode == TB_THP ? TB_THP_PAGES : 1, P.hot_frac, P.seed))
+		fatal("cannot lay out %ld MiB", P.size_mib);
+	hot = tb_hot_pages(&L);
+	/* the accesses, fixed before anything runs */
+	seq_len = P.accesses < TB_SEQ_MAX ? P.accesses : TB_SEQ_MAX;
+	seqs = xcalloc(P.threads, sizeof(*seqs));
+	for (t = 0; t < P.threads; t++) {
+		seqs[t] = xcalloc(seq_len, sizeof(**seqs));
+		tb_gen_sequence(&L, tb_thread_seed(P.seed, t), P.pattern,
+				P.hot_share, P.store_pct, seqs[t], seq_len);
+	}
+	pages = xcalloc(L.pages, sizeof(*pages));
+	status = xcalloc(L.pages, sizeof(*status));
+	provision();
+	for (i = 0; i < L.pages; i++)
+		pages[i] = buf + i * TB_PAGE;
+	move_to_slow();
+	if (P.mode == TB_THP)
+		thp = is_thp();
+	if (P.fill_free_mib >= 0)
+		fill_top_tier();
+	printf("setup mode=%s pattern=%s pages=%ld hot=%ld cold=%ld threads=%d "
+	       "accesses=%ld seed=%llu slow=%d cpu_node=%d store_pct=%d hot_share=%d "
+	       "thp=%d setup_ms=%ld\n",
+	       P.mode == TB_ANON ? "anon" : P.mode == TB_FILE ? "file" : "thp",
+	       P.pattern == TB_UNIFORM ? "uniform" : "skewed", L.pages, hot,
+	       L.pages - hot, P.threads, P.accesses, (unsigned long long)P.seed,
+	       P.slow_node, P.cpu_node, P.store_pct,
+	       P.pattern == TB_SKEWED ? P.hot_share : 100, thp,
+	       (now_us() - setup_us) / 1000);
+	fflush(stdout);
+
+	/* the sampler is this thread, on CPUs away from the workers if any */
+	pin_to_node(P.cpu_node, 1);
+	tids = xcalloc(P.threads, sizeof(*tids));
+	for (t = 0; t < P.threads; t++)
+		if (pthread_create(&tids[t], NULL, worker, (void *)t))
+			fatal("pthread_create failed");
+	sp.t0_us = now_us();
+	atomic_store(&go, 1);
+	take_sample(&sp);
+	for (;;) {
+		long next = sp.t0_us + (sp.n) * P.interval_ms * 1000, now;
+
+		while ((now = now_us()) < next && atomic_load(&done_threads) < P.threads)
+			usleep(next - now < 5000 ? next - now : 5000);
+		if (atomic_load(&done_threads) == P.threads)
+			break;
+		if (now - sp.t0_us >= P.timeout_ms * 1000) {
+			timed_out = 1;
+			atomic_store(&stop, 1);
+			break;
+		}
+		take_sample(&sp);
+	}
+	for (t = 0; t < P.threads; t++)
+		pthread_join(tids[t], NULL);
+	elapsed_us = now_us() - sp.t0_us;
+	take_sample(&sp);	/* where things ended */
+
+	printf("result elapsed_us=%ld elapsed_ms=%ld timed_out=%d t50_ms=%ld t95_ms=%ld "
+	       "hot_top=%ld hot=%ld cold_top=%ld cold=%ld precision=%.4f samples=%ld "
+	       "checksum=%lu\n",
+	       elapsed_us, elapsed_us / 1000, timed_out,
+	       tb_time_to(sp.s, sp.n, hot, 50), tb_time_to(sp.s, sp.n, hot, 95),
+	       sp.s[sp.n - 1].hot_top, hot, sp.s[sp.n - 1].cold_top, L.pages - hot,
+	       tb_precision(sp.s[sp.n - 1].hot_top, sp.s[sp.n - 1].cold_top), sp.n,
+	       atomic_load(&checksum));
+	if (P.mode == TB_FILE)
+		unlink(P.file);
+	return 0;
+}

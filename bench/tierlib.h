@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The parts of tierbench that do not touch the kernel: parameters, the
+ * PRNG, the hot set, the access sequences and the placement arithmetic.
+ * tierbench.c drives them; test-tierbench.c checks them on the host.
+ */
+#ifndef TIERLIB_H
+#define TIERLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum tb_mode { TB_ANON, TB_FILE, TB_THP };
+enum tb_pattern { TB_UNIFORM, TB_SKEWED };
+
+#define TB_PAGE 4096L
+#define TB_THP_PAGES 512L		/* 4K pages in a 2M huge page */
+#define TB_STORE_BIT 0x80000000u	/* in a sequence entry: a store */
+#define TB_SEQ_MAX (1L << 20)		/* entries kept per thread */
+
+struct tb_params {
+	enum tb_mode mode;
+	enum tb_pattern pattern;
+	long size_mib;
+	double hot_frac;	/* share of the buffer that is the hot set */
+	int hot_share;		/* skewed: percent of accesses to the hot set */
+	int threads;
+	long accesses;		/* per thread */
+	uint64_t seed;
+	int slow_node;
+	int cpu_node;
+	long interval_ms;
+	long timeout_ms;
+	int store_pct;
+	long fill_free_mib;	/* -1: no filler; else MiB left free per top node */
+	const char *file;
+	int same_node_ok;	/* host smoke test on a one-node machine */
+};
+
+/*
+ * Parse the command line into @p. Returns 0, or -1 with a one-line reason
+ * in @err. Defaults depend on the mode and pattern (see tierbench.c).
+ */
+int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errlen);
+
+/* splitmix64: a tiny, well-mixed PRNG; the state is one word. */
+uint64_t tb_next(uint64_t *state);
+/* Uniform in [0, n), n > 0. */
+uint64_t tb_below(uint64_t *state, uint64_t n);
+/* The seed of thread @t, derived from the run's seed. */
+uint64_t tb_thread_seed(uint64_t seed, int t);
+
+/*
+ * The hot set. The buffer is cut into groups of @granule pages (1, or 512
+ * in THP mode so a huge page is either all hot or all cold); a seeded
+ * shuffle of the groups puts the first @hot_groups in the hot set.
+ */
+struct tb_layout {
+	long pages, granule, groups, hot_groups;
+	uint32_t *order;		/* shuffled group numbers */
+	unsigned char *is_hot;		/* per page */
+};
+
+int tb_layout_init(struct tb_layout *l, long pages, long granule,
+		   double hot_frac, uint64_t seed);
+void tb_layout_free(struct tb_layout *l);
+static inline long tb_hot_pages(const struct tb_layout *l)
+{
+	return l->hot_groups * l->granule;
+}
+
+/*
+ * Fill @seq with @n accesses of one thread: a page index, with
+ * TB_STORE_BIT set for a store. Uniform: every access goes to a random
+ * hot page (the cold pages, if any, are never touched). Skewed:
+ * @hot_share percent go to the hot set, the rest to a random cold page.
+ */
+void tb_gen_sequence(const struct tb_layout *l, uint64_t seed,
+		     enum tb_pattern pattern, int hot_share, int store_pct,
+		     uint32_t *seq, long n);
+
+/* Count pages on a top tier (status >= 0 and not @slow), hot and cold. */
+void tb_count_top(const int *status, const unsigned char *is_hot, long n,
+		  int slow, long *hot_top, long *cold_top);
+
+struct tb_sample {
+	long t_ms, hot_top, cold_top;
+};
+
+/* First sample time at which @pct percent of @hot pages are on top; -1. */
+long tb_time_to(const struct tb_sample *s, long n, long hot, int pct);
+/* Share of the promoted pages that are hot; -1 if nothing was promoted. */
+double tb_precision(long hot_top, long cold_top);
+
+#endif
