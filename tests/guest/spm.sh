@@ -1,0 +1,165 @@
+#!/bin/bash
+# Specific-purpose memory nodes (CONFIG_SPM_NODES): node 3's reserved range
+# becomes devdax, is marked spm_node and onlined through dax kmem, and must
+# then be out of reach of every ordinary allocation and of user space.
+# Cases run in order and build on each other: node 3 stays SPM.
+# shellcheck source=tests/guest/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+DAXS=/sys/bus/dax/devices
+CASE_TIMEOUT=600 # the pressure cases swap hundreds of MiB under TCG
+CG=/sys/fs/cgroup
+STATE=/tmp/spm-test.dax # name of node 3's dax device, for later cases
+
+# echo VALUE > FILE must fail with the errno named by $3 (EINVAL, EBUSY...).
+expect_write_error() {
+	local file=$1 value=$2 want=$3 msg
+	if msg=$( (echo "$value" >"$file") 2>&1); then
+		fail "writing '$value' to $file succeeded; expected $want"
+		return 1
+	fi
+	echo "write '$value' > $file: $msg"
+	case "$want:$msg" in
+	EINVAL:*"Invalid argument"* | EBUSY:*"Device or resource busy"*) ;;
+	*) fail "expected $want"; return 1 ;;
+	esac
+}
+
+dax3() { cat "$STATE"; }
+
+# The purpose node 3 gets: what the zswap example looks for when it is built.
+purpose() { if has_config ZSWAP_SPM; then echo compressed_ram; else echo generic; fi; }
+other_purpose() { if has_config ZSWAP_SPM; then echo generic; else echo compressed_ram; fi; }
+
+case_dax_attributes_validate_input() {
+	local dax
+	dax=$(devdax_on_node 3) || fail "cannot make a devdax device on node 3"
+	echo "$dax" >"$STATE"
+	echo "$dax: spm_node $(cat "$DAXS/$dax/spm_node"), spm_purpose $(cat "$DAXS/$dax/spm_purpose")"
+	[ "$(cat "$DAXS/$dax/spm_node")" = 0 ] || fail "spm_node is not 0 by default"
+	expect_write_error "$DAXS/$dax/spm_node" 2 EINVAL
+	expect_write_error "$DAXS/$dax/spm_node" maybe EINVAL
+	expect_write_error "$DAXS/$dax/spm_purpose" flash EINVAL
+	echo 1 >"$DAXS/$dax/spm_node"
+	purpose >"$DAXS/$dax/spm_purpose"
+	[ "$(cat "$DAXS/$dax/spm_node")" = 1 ] || fail "spm_node did not take 1"
+	[ "$(cat "$DAXS/$dax/spm_purpose")" = "$(purpose)" ] || fail "spm_purpose did not take $(purpose)"
+}
+
+case_node3_onlined_as_spm() {
+	local dax n
+	dax=$(dax3)
+	# node 3 has no sysfs directory until its memory is added
+	[ ! -e /sys/devices/system/node/node3/spm_purpose ] ||
+		[ "$(cat /sys/devices/system/node/node3/spm_purpose)" = none ] || fail "node 3 is SPM before memory was added"
+	dmesg -C
+	dax_to_kmem "$dax" || fail "kmem did not take $dax with spm_node=1"
+	online_node_movable 3 || fail "cannot online node 3's memory"
+	dmesg | grep spm_nodes: || true
+	grep -E 'MemTotal|MemFree' /sys/devices/system/node/node3/meminfo
+	echo "has_memory: $(cat /sys/devices/system/node/has_memory)"
+	[ "$(cat /sys/devices/system/node/has_memory)" = 0-3 ] || fail "node 3 has no memory after onlining"
+	for n in 0 1 2 3; do
+		echo "node$n/spm_purpose: $(cat /sys/devices/system/node/node$n/spm_purpose)"
+	done
+	[ "$(cat /sys/devices/system/node/node3/spm_purpose)" = "$(purpose)" ] || fail "node 3 is not an SPM node of purpose $(purpose)"
+	[ "$(cat /sys/devices/system/node/node2/spm_purpose)" = none ] || fail "node 2 became SPM"
+	dmesg | grep -qx ".*spm_nodes: node 3 is a Specific Purpose Memory node ($(purpose))" || fail "no log line for the new SPM node"
+	expect_write_error "$DAXS/$dax/spm_node" 0 EBUSY
+	expect_write_error "$DAXS/$dax/spm_purpose" "$(other_purpose)" EBUSY
+}
+
+case_cpuset_sysram_excludes_node3() {
+	local cg=$CG/spm-test eff sys allowed
+	echo +cpuset >"$CG/cgroup.subtree_control"
+	mkdir -p "$cg"
+	eff=$(cat "$cg/cpuset.mems.effective")
+	sys=$(cat "$cg/cpuset.mems.sysram")
+	echo "cpuset.mems.effective $eff, cpuset.mems.sysram $sys"
+	[ "$eff" = 0-3 ] || fail "cpuset.mems.effective should include node 3"
+	[ "$sys" = 0-2 ] || fail "cpuset.mems.sysram should be 0-2"
+	allowed=$(sed -n 's/^Mems_allowed_list:\s*//p' /proc/self/status)
+	echo "Mems_allowed_list of a new task: $allowed"
+	grep -q '^Mems_allowed:' /proc/self/status || fail "/proc/PID/status lost Mems_allowed"
+	[ "$allowed" = 0-2 ] || fail "a task may allocate from node 3"
+	rmdir "$cg"
+}
+
+case_mempolicy_naming_only_node3_rejected() {
+	local out
+	out=$(/guest/bin/spm-probe policy 3)
+	echo "node 3: $out"
+	grep -qx 'set_mempolicy: EINVAL' <<<"$out" || fail "set_mempolicy(MPOL_BIND, {3}) was not rejected"
+	grep -qx 'mbind: EINVAL' <<<"$out" || fail "mbind(MPOL_BIND, {3}) was not rejected"
+	out=$(/guest/bin/spm-probe policy 2)
+	echo "node 2: $out"
+	[ "$out" = $'set_mempolicy: ok\nmbind: ok' ] || fail "binding to SysRAM node 2 should work"
+}
+
+case_spm_memory_into_sysram_node_fails() {
+	local dax total0 total1
+	dax=$(devdax_on_node 2) || fail "cannot make a devdax device on node 2"
+	echo 1 >"$DAXS/$dax/spm_node"
+	total0=$(awk '/MemTotal/ { print $4 }' /sys/devices/system/node/node2/meminfo)
+	echo "$dax on node 2 (SysRAM since boot), spm_node 1, to kmem:"
+	dmesg -C
+	if dax_to_kmem "$dax"; then
+		fail "kmem took SPM memory into SysRAM node 2"
+		return 1
+	fi
+	dmesg | sed 's/^/  dmesg: /'
+	expect_write_error /sys/bus/dax/drivers/kmem/bind "$dax" EBUSY
+	total1=$(awk '/MemTotal/ { print $4 }' /sys/devices/system/node/node2/meminfo)
+	echo "node 2 MemTotal: $total0 kB -> $total1 kB"
+	[ "$total1" = "$total0" ] || fail "node 2 grew"
+}
+
+# Fill nodes 0-2 two ways; node 3's free memory must not move. zswap is off
+# meanwhile: with the compressed-RAM example, zswap may use node 3 on
+# purpose (the next case checks that).
+case_pressure_leaves_node3_alone() {
+	local before after cg=$CG/spm-pressure avail zs
+	zs=$(cat /sys/module/zswap/parameters/enabled)
+	echo N >/sys/module/zswap/parameters/enabled
+	before=$(node_free_kb 3)
+	echo +memory >"$CG/cgroup.subtree_control"
+	mkdir -p "$cg"
+	echo 32M >"$cg/memory.max"
+	(echo 0 >"$cg/cgroup.procs" && exec /guest/bin/spm-probe fill 128) || fail "memcg fill failed"
+	echo "memcg over its limit: swapped out $(awk '$1 == "pswpout" { print $2 }' /proc/vmstat) pages so far"
+	rmdir "$cg"
+	# MemAvailable counts node 3's free memory too; leave it out
+	avail=$(awk -v n3="$before" '/MemAvailable/ { print int(($2 - n3) / 1024) }' /proc/meminfo)
+	echo "system-wide hog of $((avail + 128)) MiB (MemAvailable without node 3: $avail MiB)"
+	/guest/bin/spm-probe fill $((avail + 128)) || fail "system-wide fill failed"
+	after=$(node_free_kb 3)
+	echo "$zs" >/sys/module/zswap/parameters/enabled
+	echo "node 3 MemFree: $before kB before, $after kB after"
+	[ "$after" = "$before" ] || fail "node 3's free memory changed under pressure"
+}
+
+case_zswap_stores_on_compressed_ram_node() {
+	local cg=$CG/spm-zswap before after zs0 zs1 sp out pid
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	echo Y >/sys/module/zswap/parameters/enabled
+	sp=/sys/kernel/debug/zswap/stored_pages
+	mkdir -p "$cg"
+	echo 32M >"$cg/memory.max"
+	before=$(node_free_kb 3) zs0=$(cat $sp)
+	coproc PROBE { echo 0 >"$cg/cgroup.procs" && exec /guest/bin/spm-probe fill 128 hold; }
+	read -r out <&"${PROBE[0]}" || fail "spm-probe died before writing"
+	echo "spm-probe: $out"
+	after=$(node_free_kb 3) zs1=$(cat $sp)
+	echo "zswap stored pages: $zs0 -> $zs1; node 3 MemFree: $before kB -> $after kB"
+	echo go >&"${PROBE[1]}"
+	read -r out <&"${PROBE[0]}" || true
+	pid=$PROBE_PID
+	wait "$pid" || fail "pages came back wrong: $out"
+	echo "spm-probe: $out"
+	rmdir "$cg"
+	[ $((zs1 - zs0)) -ge 8192 ] || fail "zswap stored only $((zs1 - zs0)) pages"
+	[ $((before - after)) -ge $(((zs1 - zs0) * 4 * 9 / 10)) ] ||
+		fail "node 3 gave $((before - after)) kB for $((zs1 - zs0)) stored pages"
+}
+
+ktap_main "$@"
