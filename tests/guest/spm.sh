@@ -145,17 +145,23 @@ case_zswap_stores_on_compressed_ram_node() {
 	sp=/sys/kernel/debug/zswap/stored_pages
 	mkdir -p "$cg"
 	echo 32M >"$cg/memory.max"
+	rm -f /tmp/spm-in /tmp/spm-out
+	mkfifo /tmp/spm-in /tmp/spm-out
 	before=$(node_free_kb 3) zs0=$(cat $sp)
-	coproc PROBE { echo 0 >"$cg/cgroup.procs" && exec /guest/bin/spm-probe fill 128 hold; }
-	read -r out <&"${PROBE[0]}" || fail "spm-probe died before writing"
+	# spm-probe writes 128 MiB in a 32 MiB memcg (most of it goes to
+	# zswap), says so, and waits for "go" before reading it all back
+	(echo 0 >"$cg/cgroup.procs" && exec /guest/bin/spm-probe fill 128 hold </tmp/spm-in >/tmp/spm-out) &
+	pid=$!
+	exec 3>/tmp/spm-in 4</tmp/spm-out
+	read -r out <&4 || fail "spm-probe died before writing"
 	echo "spm-probe: $out"
 	after=$(node_free_kb 3) zs1=$(cat $sp)
 	echo "zswap stored pages: $zs0 -> $zs1; node 3 MemFree: $before kB -> $after kB"
-	echo go >&"${PROBE[1]}"
-	read -r out <&"${PROBE[0]}" || true
-	pid=$PROBE_PID
-	wait "$pid" || fail "pages came back wrong: $out"
+	echo go >&3
+	read -r out <&4 || true
+	exec 3>&- 4<&-
 	echo "spm-probe: $out"
+	wait "$pid" || fail "pages came back wrong"
 	rmdir "$cg"
 	[ $((zs1 - zs0)) -ge 8192 ] || fail "zswap stored only $((zs1 - zs0)) pages"
 	[ $((before - after)) -ge $(((zs1 - zs0) * 4 * 9 / 10)) ] ||
