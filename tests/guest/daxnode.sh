@@ -34,4 +34,17 @@ case_dax_node_promoted() {
 	[ "$PW_COLD_TOP" = 0 ] || fail "$PW_COLD_TOP cold pages left node 3"
 }
 
+# klruscand must notice the node that appeared after boot and scan it.
+case_dax_node_scanned_by_klruscand() {
+	has_config KLRUSCAND || skip "no klruscand in this config"
+	echo 0 >/proc/sys/kernel/numa_balancing
+	echo 0 >/proc/sys/vm/pghot_record_hintfaults_enable
+	echo 1 >/proc/sys/vm/pghot_record_pgtscans_enable
+	promote_watch -m anon -n 2048 -c 1024 -s 3 -t 60000
+	echo "promoted from node 3 by page-table scans: $PW_HOT_TOP/$PW_HOT hot pages in $PW_MS ms; cold: $PW_COLD_TOP/$PW_COLD"
+	echo 0 >/proc/sys/vm/pghot_record_pgtscans_enable
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] || fail "only $PW_HOT_TOP of $PW_HOT hot pages left node 3"
+	[ "$PW_COLD_TOP" = 0 ] || fail "$PW_COLD_TOP cold pages left node 3"
+}
+
 ktap_main "$@"
