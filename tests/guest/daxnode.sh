@@ -7,6 +7,8 @@
 # shellcheck source=tests/guest/lib.sh
 source "$(dirname "$0")/lib.sh"
 
+CASE_TIMEOUT=300 # onlining node 3 plus a 60 s promotion deadline, under TCG
+
 # devdax on node 3's pmem range, handed to kmem, every block online.
 online_node3() {
 	local dax
