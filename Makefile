@@ -53,9 +53,8 @@ boot: kernel rootfs guest-bins ## boot CONFIG; a shell, or CMD='...' (SHARE=dir)
 	@boot/qemu $(CONFIG) $(if $(CMD),--cmd '$(subst ','\'',$(CMD))') \
 		$(if $(SHARE),--share '$(SHARE)') $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-run: kernel rootfs guest-bins ## boot CONFIG, show its tiers and features, a promotion demo
+run: kernel rootfs guest-bins ## boot CONFIG and show its tiers and stack features
 	@boot/qemu $(CONFIG) --cmd /stack/boot/guest-show
-	@bench/run --quick --variants '$(CONFIG):NUMAB0 $(CONFIG):NUMAB2'
 
 test: source ## build, boot and test CONFIG
 	@tests/run-config $(CONFIG)
