@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "tierlib.h"
+#include "thp-backed.h"
 
 #define HUGE_SZ (2UL << 20)
 
@@ -190,25 +191,6 @@ static void move_to_slow(void)
 	if (on < L.pages)
 		fatal("only %ld of %ld pages are on node %d after moving them there",
 		      on, L.pages, P.slow_node);
-}
-
-static int is_thp(void)
-{
-	char line[256];
-	unsigned long start, end, kb;
-	int in = 0, thp = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx", &start, &end) == 2)
-			in = (uintptr_t)buf >= start && (uintptr_t)buf < end;
-		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
-			thp = kb > 0;
-	}
-	fclose(f);
-	return thp;
 }
 
 /*
@@ -377,7 +359,7 @@ int main(int argc, char **argv)
 		pages[i] = buf + i * TB_PAGE;
 	move_to_slow();
 	if (P.mode == TB_THP)
-		thp = is_thp();
+		thp = thp_backed(buf);
 	if (P.fill_free_mib >= 0)
 		fill_top_tier();
 	printf("setup mode=%s pattern=%s pages=%ld hot=%ld cold=%ld threads=%d "

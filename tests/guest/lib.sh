@@ -84,32 +84,32 @@ promote_watch() {
 	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
 }
 
-# The nvdimm namespace of the pmem range boot/qemu reserved on node $1.
-pmem_namespace() {
-	local ns
-	for ns in /sys/bus/nd/devices/namespace*.0; do
-		if [ "$(sysfs_read "$ns/target_node" 2>/dev/null)" = "$1" ]; then
-			basename "$ns"
+# The name of the first sysfs device among $2... whose target_node is $1.
+device_on_node() {
+	local node=$1 d
+	shift
+	for d in "$@"; do
+		if [ "$(sysfs_read "$d/target_node" 2>/dev/null)" = "$node" ]; then
+			basename "$d"
 			return 0
 		fi
 	done
-	echo "no pmem namespace on node $1" >&2
 	return 1
+}
+
+# The nvdimm namespace of the pmem range boot/qemu reserved on node $1.
+pmem_namespace() {
+	device_on_node "$1" /sys/bus/nd/devices/namespace*.0 ||
+		{ echo "no pmem namespace on node $1" >&2; return 1; }
 }
 
 # Turn node $1's pmem range into a devdax device; print its name (daxX.Y).
 devdax_on_node() {
-	local ns dax
+	local ns
 	ns=$(pmem_namespace "$1") || return 1
 	ndctl create-namespace -f -e "$ns" -m devdax >/dev/null || return 1
-	for dax in /sys/bus/dax/devices/dax*; do
-		if [ "$(sysfs_read "$dax/target_node")" = "$1" ]; then
-			basename "$dax"
-			return 0
-		fi
-	done
-	echo "no dax device on node $1 after ndctl create-namespace" >&2
-	return 1
+	device_on_node "$1" /sys/bus/dax/devices/dax* ||
+		{ echo "no dax device on node $1 after ndctl create-namespace" >&2; return 1; }
 }
 
 # Give dax device $1 to kmem. kmem is built in, so daxctl (which loads the

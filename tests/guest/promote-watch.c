@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "thp-backed.h"
+
 #define HUGE_SZ (2UL << 20)
 
 static long psz;
@@ -136,25 +138,6 @@ static long count_top(char *p, long n, int slow, void **pages, int *status)
 	return top;
 }
 
-static int is_thp(char *p)
-{
-	char line[256];
-	unsigned long start, end, kb;
-	int in = 0, thp = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx", &start, &end) == 2)
-			in = (uintptr_t)p >= start && (uintptr_t)p < end;
-		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
-			thp = kb > 0;
-	}
-	fclose(f);
-	return thp;
-}
-
 int main(int argc, char **argv)
 {
 	const char *mode = "anon", *path = "/root/promote-watch.data";
@@ -239,7 +222,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("setup mode=%s hot=%ld cold=%ld slow=%d thp=%d\n", mode, hot, cold,
-	       slow, is_thp(h));
+	       slow, thp_backed(h));
 	fflush(stdout);
 
 	t0 = now_ms();
