@@ -42,7 +42,9 @@ case_dax_node_scanned_by_klruscand() {
 	echo 0 >/proc/sys/kernel/numa_balancing
 	echo 0 >/proc/sys/vm/pghot_record_hintfaults_enable
 	echo 1 >/proc/sys/vm/pghot_record_pgtscans_enable
-	promote_watch -m anon -n 2048 -c 1024 -s 3 -t 60000
+	share_cpu 0 # see lib.sh: TCG sets no Accessed bit without TLB misses
+	promote_watch -m anon -n 2048 -c 1024 -s 3 -C 0 -t 60000
+	unshare_cpu
 	echo "promoted from node 3 by page-table scans: $PW_HOT_TOP/$PW_HOT hot pages in $PW_MS ms; cold: $PW_COLD_TOP/$PW_COLD"
 	echo 0 >/proc/sys/vm/pghot_record_pgtscans_enable
 	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] || fail "only $PW_HOT_TOP of $PW_HOT hot pages left node 3"

@@ -84,6 +84,21 @@ promote_watch() {
 	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
 }
 
+# A page-table scanner sees an access only when the CPU walks the page
+# table and sets the Accessed bit, that is on a TLB miss. A real CPU misses
+# all the time: its TLB holds a few thousand entries. QEMU's TCG keeps every
+# translation until the guest flushes its TLB, which for a lone CPU-bound
+# process happens only when another process runs on its CPU; without that,
+# every scan after the first finds the hot set idle (seen: 2 of 3 runs
+# promoted nothing in 20 s, 3 of 3 promoted all with a neighbour). So give
+# the CPU a busy neighbour, as on any loaded machine. It stops on
+# unshare_cpu or when the case that started it exits.
+share_cpu() {
+	taskset -c "$1" bash -c "while kill -0 $BASHPID 2>/dev/null; do :; done" &
+	SHARER=$!
+}
+unshare_cpu() { kill "$SHARER" 2>/dev/null || true; }
+
 # The name of the first sysfs device among $2... whose target_node is $1.
 device_on_node() {
 	local node=$1 d
