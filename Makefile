@@ -79,6 +79,9 @@ check-bench: ## the benchmark's own tests (host only, no guest)
 check-patches: source ## the series applies with git am and patch -p1, clean headers
 	@tests/check --patches-only
 
+check-bisect: source ## build and boot the series patch by patch (CONFIG, default all; long)
+	@tests/bisect $(CONFIG)
+
 rebase: deps ## re-extract for the installed linux-source-6.12, re-apply
 	@boot/source rebase
 

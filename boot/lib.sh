@@ -15,6 +15,9 @@ WORK=${WORK:-$TOP/work}
 JOBS=${JOBS:-$(nproc)}
 # shellcheck disable=SC2034 # used by the scripts that source this file
 SRC=$WORK/src
+# tests/bisect builds another tree (KSRC) into other build directories
+# (BUILD_ROOT); everything else, the guest's binaries too, uses $WORK/src.
+KSRC=${KSRC:-$SRC}
 PKG_TARBALL=${PKG_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PKG_NAME=${PKG_NAME:-linux-source-6.12}
 MATRIX=${MATRIX:-$TOP/defconfigs/matrix}
@@ -112,7 +115,16 @@ default_config() {
 	if matrix_names | grep -qx all; then echo all; else echo stock; fi
 }
 
-build_dir() { echo "$WORK/build/$1"; }
+STACK=$TOP/linux.patch-stack
+
+# Patch files named by the series file, in order (quilt format: comments
+# and blank lines allowed).
+series() {
+	[ -f "$STACK/series" ] || die "linux.patch-stack/series is missing"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$STACK/series" | awk 'NF { print $1 }'
+}
+
+build_dir() { echo "${BUILD_ROOT:-$WORK/build}/$1"; }
 
 kernel_image() { echo "$(build_dir "$1")/arch/x86/boot/bzImage"; }
 
