@@ -53,8 +53,9 @@ boot: kernel rootfs guest-bins ## boot CONFIG; a shell, or CMD='...' (SHARE=dir)
 	@boot/qemu $(CONFIG) $(if $(CMD),--cmd '$(subst ','\'',$(CMD))') \
 		$(if $(SHARE),--share '$(SHARE)') $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-run: kernel rootfs guest-bins ## boot CONFIG and show its tiers and stack features
+run: kernel rootfs guest-bins ## boot CONFIG, show its tiers and features, promote a hot set
 	@boot/qemu $(CONFIG) --cmd /stack/boot/guest-show
+	@bench/run --quick --variants '$(CONFIG):NUMAB0 $(CONFIG):NUMAB2'
 
 test: source ## build, boot and test CONFIG
 	@tests/run-config $(CONFIG)

@@ -271,7 +271,9 @@ def write_md(t, runs, run_dir, png_ok):
             pages = int(s.get("pages", 0))
             out.append(f"{pages * 4 // 1024} MiB ({pages} pages), hot set {s.get('hot')} pages, "
                        f"{s.get('threads')} threads x {s.get('accesses')} accesses, "
-                       f"{s.get('pattern')}, stores {s.get('store_pct')}%, THP backed: {s.get('thp')}.")
+                       f"{s.get('pattern')} ({s.get('hot_share')}% of accesses to the hot set), "
+                       f"stores {s.get('store_pct')}%, THP backed: {s.get('thp')}, "
+                       f"a neighbour waking every {s.get('neighbour_ms', 'NA')} ms on the workers' CPU.")
             out.append("")
         cover_table(t, case, "Time taken (microseconds, lower is better)", "elapsed_us", out)
         cover_table(t, case, "Pages migrated (pgpromote_success)", "pgpromote_success", out)

@@ -5,6 +5,7 @@
  * parameter checks. KTAP output; exit status 1 if any test failed.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@ static void diag(const char *fmt, ...)
 }
 
 static uint32_t *sequence(const struct tb_layout *l, uint64_t seed, enum tb_pattern pat,
-			  int share, int store, long n)
+			  double share, int store, long n)
 {
 	uint32_t *s = calloc(n, sizeof(*s));
 
@@ -103,7 +104,7 @@ static void test_sequences(void)
 	check(diff > n / 2, "sequence_other_thread_differs (%ld of %ld differ)", diff, n);
 	check(memcmp(s1, s4, n * sizeof(*s1)) != 0, "sequence_other_seed_differs");
 	for (i = 0; i < n; i++) {
-		uint32_t pg = s1[i] & ~TB_STORE_BIT;
+		uint32_t pg = tb_resolve(&l, s1[i], 0);
 
 		stores += !!(s1[i] & TB_STORE_BIT);
 		outside += pg >= 4096 || !l.is_hot[pg];
@@ -128,16 +129,18 @@ static void test_skewed(void)
 	struct tb_layout l;
 	const long n = 400000;
 	uint32_t *s;
-	long i, hot = 0, cold_seen = 0;
+	long i, hot = 0, cold_seen = 0, cold;
 	unsigned char *seen;
-	int shares[] = { 90, 70, 100 }, k;
+	double shares[] = { 90, 70, 100, 99.9 };
+	int k;
 
 	tb_layout_init(&l, 16384, 1, 0.05, 77);
+	cold = l.pages - tb_hot_pages(&l);
 	seen = calloc(l.pages, 1);
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		s = sequence(&l, 123, TB_SKEWED, shares[k], 50, n);
 		for (hot = 0, i = 0; i < n; i++) {
-			uint32_t pg = s[i] & ~TB_STORE_BIT;
+			uint32_t pg = tb_resolve(&l, s[i], 0);
 
 			hot += l.is_hot[pg];
 			if (!l.is_hot[pg] && !seen[pg]) {
@@ -145,15 +148,45 @@ static void test_skewed(void)
 				cold_seen++;
 			}
 		}
-		check(labs(hot * 1000 / n - shares[k] * 10) <= 5,
-		      "skewed_hot_share_%d (%.2f%% of accesses hot)", shares[k], 100.0 * hot / n);
+		check(fabs(100.0 * hot / n - shares[k]) <= 0.5,
+		      "skewed_hot_share_%g (%.3f%% of accesses hot)", shares[k], 100.0 * hot / n);
 		free(s);
 	}
 	/* the cold part is touched, rarely, and spread over all of it */
-	check(cold_seen > (l.pages - tb_hot_pages(&l)) * 9 / 10,
-	      "skewed_touches_cold_part (%ld of %ld cold pages)", cold_seen,
-	      l.pages - tb_hot_pages(&l));
+	check(cold_seen > cold * 9 / 10, "skewed_touches_cold_part (%ld of %ld cold pages)",
+	      cold_seen, cold);
 	free(seen);
+
+	/*
+	 * Replayed, a sequence with few cold accesses must not keep touching
+	 * the same cold pages: over the rounds they reach most of the cold
+	 * part, and each round hits other pages than the one before.
+	 */
+	s = sequence(&l, 5, TB_SKEWED, 99.9, 0, 20000);
+	seen = calloc(l.pages, 1);
+	{
+		long r, repeat = 0, ncold = 0, reached = 0;
+
+		for (r = 0; r < 2000; r++)
+			for (i = 0; i < 20000; i++) {
+				uint32_t pg = tb_resolve(&l, s[i], r);
+
+				if (!(s[i] & TB_COLD_BIT))
+					continue;
+				ncold++;
+				reached += !seen[pg];
+				seen[pg] = 1;
+				repeat += r && tb_resolve(&l, s[i], r - 1) == pg;
+				if (l.is_hot[pg])
+					repeat = -1000000;	/* a cold entry on a hot page */
+			}
+		diag("%ld cold accesses per round", ncold / 2000);
+		check(repeat == 0, "cold_entries_move_every_round and stay cold");
+		check(reached > cold / 2, "replayed_cold_accesses_spread (%ld of %ld cold pages in 2000 rounds)",
+		      reached, cold);
+	}
+	free(seen);
+	free(s);
 	tb_layout_free(&l);
 }
 
@@ -257,7 +290,12 @@ static void test_parse(void)
 		{ "-S 50", 0 },
 		{ "-p skewed -H 1", 0 },
 		{ "-p skewed -S 0", 0 },
+		{ "-p skewed -S 100.5", 0 },
+		{ "-p skewed -S 99.99", 1 },
+		{ "-p skewed -S 9x", 0 },
 		{ "-i 5", 0 },
+		{ "-N 10", 1 },
+		{ "--neighbour-ms 1001", 0 },
 		{ "-T 10", 0 },
 		{ "-s 1 -H 0.0000001", 0 },
 		{ "--no-such-option", 0 },

@@ -8,8 +8,8 @@
  *             [--threads N] [--accesses N] [--seed S]
  *             [--slow-node N] [--cpu-node N] [--interval-ms N]
  *             [--timeout-ms N] [--store-pct PCT] [--fill-free-mib N]
- *             [--file PATH] [--allow-same-node]
- *   (short forms: -m -p -s -H -S -t -a -r -n -c -i -T -w -F -f -A)
+ *             [--file PATH] [--allow-same-node] [--neighbour-ms N]
+ *   (short forms: -m -p -s -H -S -t -a -r -n -c -i -T -w -F -f -A -N)
  *
  * A buffer of --size-mib is put on the slow node: anon (MAP_POPULATE),
  * file (a file read into the page cache, then mapped MAP_SHARED |
@@ -23,6 +23,14 @@
  * --accesses. Threads are pinned to the CPUs of --cpu-node. With
  * --fill-free-mib, every other node that has CPUs is first filled with
  * locked memory until only that much is free: a nearly full top tier.
+ *
+ * With --neighbour-ms N, a child process pinned to the workers' CPUs
+ * (forked before the buffer exists) wakes every N ms while tierbench runs. Each time it runs, the CPU switches
+ * address spaces and flushes its TLB. A page-table scanner (pgtscan) sees
+ * an access only through the Accessed bit a TLB miss sets; a real CPU
+ * misses all the time, but QEMU's TCG keeps every translation until a
+ * flush, so without such a neighbour the scans after the first find the
+ * hot set idle. bench/run gives every variant the same neighbour.
  *
  * --allow-same-node lets --slow-node equal --cpu-node, for a smoke test on
  * a one-node host (nothing can be promoted there).
@@ -46,6 +54,7 @@
 #include <numaif.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -53,6 +62,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -258,9 +269,30 @@ static void pin_to_node(int node, int invert)
 		sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* See --neighbour-ms above. Dies with us. */
+static pid_t start_neighbour(void)
+{
+	struct timespec ts = { P.neighbour_ms / 1000, P.neighbour_ms % 1000 * 1000000L };
+	pid_t parent = getpid(), pid;
+
+	if (!P.neighbour_ms)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		fatal("fork: %s", strerror(errno));
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	pin_to_node(P.cpu_node, 0);
+	for (;;)
+		nanosleep(&ts, NULL);
+}
+
 static void *worker(void *arg)
 {
-	long t = (long)arg, i, k = 0;
+	long t = (long)arg, i, k = 0, round = 0;
 	const uint32_t *seq = seqs[t];
 	unsigned long sum = 0;
 
@@ -269,7 +301,7 @@ static void *worker(void *arg)
 		sched_yield();
 	for (i = 0; i < P.accesses; i++) {
 		uint32_t e = seq[k];
-		uint32_t pg = e & ~TB_STORE_BIT;
+		uint32_t pg = tb_resolve(&L, e, round);
 		/* vary the line inside the page so caches do not hide much */
 		volatile unsigned char *b =
 			(volatile unsigned char *)buf + (size_t)pg * TB_PAGE + (i & 63) * 64;
@@ -278,8 +310,10 @@ static void *worker(void *arg)
 			*b = (unsigned char)i;
 		else
 			sum += *b;
-		if (++k == seq_len)
+		if (++k == seq_len) {
 			k = 0;
+			round++;
+		}
 		if (!(i & 0xffff) && atomic_load(&stop))
 			break;
 	}
@@ -323,6 +357,7 @@ int main(int argc, char **argv)
 	pthread_t *tids;
 	struct sampler sp = { 0 };
 	int timed_out = 0, thp = 0;
+	pid_t neighbour;
 	struct bitmask *cpus;
 
 	if (tb_parse(argc, argv, &P, err, sizeof(err))) {
@@ -339,6 +374,12 @@ int main(int argc, char **argv)
 		fatal("--cpu-node %d has no CPUs", P.cpu_node);
 	numa_free_cpumask(cpus);
 
+	/*
+	 * Before the buffer exists: a child forked later would share its
+	 * pages copy-on-write, and every store would then copy a page to
+	 * the storing CPU's node, a "promotion" by fork.
+	 */
+	neighbour = start_neighbour();
 	setup_us = now_us();
 	if (tb_layout_init(&L, P.size_mib * (1048576 / TB_PAGE),
 			   P.mode == TB_THP ? TB_THP_PAGES : 1, P.hot_frac, P.seed))
@@ -363,13 +404,13 @@ int main(int argc, char **argv)
 	if (P.fill_free_mib >= 0)
 		fill_top_tier();
 	printf("setup mode=%s pattern=%s pages=%ld hot=%ld cold=%ld threads=%d "
-	       "accesses=%ld seed=%llu slow=%d cpu_node=%d store_pct=%d hot_share=%d "
-	       "thp=%d setup_ms=%ld\n",
+	       "accesses=%ld seed=%llu slow=%d cpu_node=%d store_pct=%d hot_share=%g "
+	       "neighbour_ms=%ld thp=%d setup_ms=%ld\n",
 	       P.mode == TB_ANON ? "anon" : P.mode == TB_FILE ? "file" : "thp",
 	       P.pattern == TB_UNIFORM ? "uniform" : "skewed", L.pages, hot,
 	       L.pages - hot, P.threads, P.accesses, (unsigned long long)P.seed,
 	       P.slow_node, P.cpu_node, P.store_pct,
-	       P.pattern == TB_SKEWED ? P.hot_share : 100, thp,
+	       P.pattern == TB_SKEWED ? P.hot_share : 100.0, P.neighbour_ms, thp,
 	       (now_us() - setup_us) / 1000);
 	fflush(stdout);
 
@@ -399,6 +440,10 @@ int main(int argc, char **argv)
 	for (t = 0; t < P.threads; t++)
 		pthread_join(tids[t], NULL);
 	elapsed_us = now_us() - sp.t0_us;
+	if (neighbour > 0) {
+		kill(neighbour, SIGKILL);
+		waitpid(neighbour, NULL, 0);
+	}
 	take_sample(&sp);	/* where things ended */
 
 	printf("result elapsed_us=%ld elapsed_ms=%ld timed_out=%d t50_ms=%ld t95_ms=%ld "

@@ -39,6 +39,22 @@ static int num(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* A whole real number in (lo, hi], nothing after it. */
+static int real(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v > lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static const struct option longopts[] = {
 	{ "mode", required_argument, NULL, 'm' },
 	{ "pattern", required_argument, NULL, 'p' },
@@ -56,6 +72,7 @@ static const struct option longopts[] = {
 	{ "fill-free-mib", required_argument, NULL, 'F' },
 	{ "file", required_argument, NULL, 'f' },
 	{ "allow-same-node", no_argument, NULL, 'A' },
+	{ "neighbour-ms", required_argument, NULL, 'N' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -74,7 +91,7 @@ int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errle
 	};
 	optind = 0;	/* glibc: start over, so the tests can parse again */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":m:p:s:H:S:t:a:r:n:c:i:T:w:F:f:A",
+	while ((opt = getopt_long(argc, argv, ":m:p:s:H:S:t:a:r:n:c:i:T:w:F:f:AN:",
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -100,16 +117,13 @@ int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errle
 				return bad(err, errlen, "--size-mib wants 1..1048576, not '%s'", optarg);
 			break;
 		case 'H':
-			errno = 0;
-			p->hot_frac = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(p->hot_frac > 0 && p->hot_frac <= 1))
+			if (real(optarg, 0, 1, &p->hot_frac))
 				return bad(err, errlen, "--hot-frac wants a number in (0, 1], not '%s'", optarg);
 			frac_set = 1;
 			break;
 		case 'S':
-			if (num(optarg, 1, 100, &v))
-				return bad(err, errlen, "--hot-share wants a percentage 1..100, not '%s'", optarg);
-			p->hot_share = v;
+			if (real(optarg, 0, 100, &p->hot_share))
+				return bad(err, errlen, "--hot-share wants a percentage in (0, 100], not '%s'", optarg);
 			share_set = 1;
 			break;
 		case 't':
@@ -164,6 +178,10 @@ int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errle
 			break;
 		case 'A':
 			p->same_node_ok = 1;
+			break;
+		case 'N':
+			if (num(optarg, 0, 1000, &p->neighbour_ms))
+				return bad(err, errlen, "--neighbour-ms wants 0..1000, not '%s'", optarg);
 			break;
 		case ':':
 			return bad(err, errlen, "option '%s' wants a value", argv[optind - 1]);
@@ -235,7 +253,7 @@ int tb_layout_init(struct tb_layout *l, long pages, long granule,
 	uint64_t st = seed ^ 0x5eed0f407ULL;
 
 	memset(l, 0, sizeof(*l));
-	if (pages < 1 || granule < 1 || pages % granule || pages > (1L << 31) ||
+	if (pages < 1 || granule < 1 || pages % granule || pages > TB_INDEX_MASK ||
 	    !(hot_frac > 0 && hot_frac <= 1))
 		return -1;
 	l->pages = pages;
@@ -283,23 +301,23 @@ static uint32_t pick(const struct tb_layout *l, uint64_t *st, long from, long to
 }
 
 void tb_gen_sequence(const struct tb_layout *l, uint64_t seed,
-		     enum tb_pattern pattern, int hot_share, int store_pct,
+		     enum tb_pattern pattern, double hot_share, int store_pct,
 		     uint32_t *seq, long n)
 {
-	uint64_t st = seed;
+	uint64_t st = seed, hot_ppm = llround(hot_share * 10000);
+	long cold = l->pages - tb_hot_pages(l);
 	long i;
 
 	for (i = 0; i < n; i++) {
-		uint32_t page;
+		uint32_t e;
 
-		if (pattern == TB_SKEWED && l->hot_groups < l->groups &&
-		    tb_below(&st, 100) >= (uint64_t)hot_share)
-			page = pick(l, &st, l->hot_groups, l->groups);
+		if (pattern == TB_SKEWED && cold && tb_below(&st, 1000000) >= hot_ppm)
+			e = TB_COLD_BIT | tb_below(&st, cold);
 		else
-			page = pick(l, &st, 0, l->hot_groups);
+			e = pick(l, &st, 0, l->hot_groups);
 		if (tb_below(&st, 100) < (uint64_t)store_pct)
-			page |= TB_STORE_BIT;
-		seq[i] = page;
+			e |= TB_STORE_BIT;
+		seq[i] = e;
 	}
 }
 

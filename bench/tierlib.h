@@ -16,6 +16,9 @@ enum tb_pattern { TB_UNIFORM, TB_SKEWED };
 #define TB_PAGE 4096L
 #define TB_THP_PAGES 512L		/* 4K pages in a 2M huge page */
 #define TB_STORE_BIT 0x80000000u	/* in a sequence entry: a store */
+#define TB_COLD_BIT 0x40000000u		/* ... an index into the cold part */
+#define TB_INDEX_MASK 0x3fffffffu	/* ... the page or cold index */
+#define TB_COLD_STRIDE 1000003L		/* cold indexes shift by this per replay */
 #define TB_SEQ_MAX (1L << 20)		/* entries kept per thread */
 
 struct tb_params {
@@ -23,7 +26,7 @@ struct tb_params {
 	enum tb_pattern pattern;
 	long size_mib;
 	double hot_frac;	/* share of the buffer that is the hot set */
-	int hot_share;		/* skewed: percent of accesses to the hot set */
+	double hot_share;	/* skewed: percent of accesses to the hot set */
 	int threads;
 	long accesses;		/* per thread */
 	uint64_t seed;
@@ -35,6 +38,7 @@ struct tb_params {
 	long fill_free_mib;	/* -1: no filler; else MiB left free per top node */
 	const char *file;
 	int same_node_ok;	/* host smoke test on a one-node machine */
+	long neighbour_ms;	/* 0, or a process waking this often on our CPUs */
 };
 
 /*
@@ -69,15 +73,40 @@ static inline long tb_hot_pages(const struct tb_layout *l)
 	return l->hot_groups * l->granule;
 }
 
+/* The @idx-th page of the cold part, 0 <= idx < pages - hot pages. */
+static inline uint32_t tb_cold_page(const struct tb_layout *l, long idx)
+{
+	return l->order[l->hot_groups + idx / l->granule] * l->granule + idx % l->granule;
+}
+
 /*
- * Fill @seq with @n accesses of one thread: a page index, with
- * TB_STORE_BIT set for a store. Uniform: every access goes to a random
- * hot page (the cold pages, if any, are never touched). Skewed:
- * @hot_share percent go to the hot set, the rest to a random cold page.
+ * Fill @seq with @n accesses of one thread, TB_STORE_BIT set for a store.
+ * Uniform: every access goes to a random hot page, its number in the entry
+ * (the cold pages, if any, are never touched). Skewed: @hot_share percent
+ * (a real number: 99.99 leaves one access in 10000 to the cold part) go to
+ * the hot set; the others hold TB_COLD_BIT and a random cold index.
  */
 void tb_gen_sequence(const struct tb_layout *l, uint64_t seed,
-		     enum tb_pattern pattern, int hot_share, int store_pct,
+		     enum tb_pattern pattern, double hot_share, int store_pct,
 		     uint32_t *seq, long n);
+
+/*
+ * The page an entry touches when a thread replays its sequence for the
+ * @round-th time (from 0). A cold index moves on by TB_COLD_STRIDE each
+ * round, so the cold accesses of a replayed sequence do not keep hitting
+ * the same few pages (which would make those pages hot): over the rounds
+ * they spread over the whole cold part, each cold page touched at the
+ * rate the hot share leaves it.
+ */
+static inline uint32_t tb_resolve(const struct tb_layout *l, uint32_t e, long round)
+{
+	long cold;
+
+	if (!(e & TB_COLD_BIT))
+		return e & TB_INDEX_MASK;
+	cold = l->pages - l->hot_groups * l->granule;
+	return tb_cold_page(l, ((e & TB_INDEX_MASK) + round * (TB_COLD_STRIDE % cold)) % cold);
+}
 
 /* Count pages on a top tier (status >= 0 and not @slow), hot and cold. */
 void tb_count_top(const int *status, const unsigned char *is_hot, long n,
