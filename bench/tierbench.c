@@ -149,7 +149,13 @@ static void provision(void)
 		/* clean pages: the kernel does not promote dirty file pages */
 		if (fsync(fd))
 			fatal("fsync %s: %s", P.file, strerror(errno));
-		buf = mmap(NULL, buf_bytes, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+		/*
+		 * Writable, though only read: NUMA balancing skips read-only
+		 * file mappings (taken for shared libraries), so with PROT_READ
+		 * alone mode 2 would never see a hint fault.
+		 */
+		buf = mmap(NULL, buf_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			   fd, 0);
 		close(fd);
 		free(chunk);
 		if (buf == MAP_FAILED)
