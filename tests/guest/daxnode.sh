@@ -49,7 +49,8 @@ case_dax_node_scanned_by_klruscand() {
 	unshare_cpu
 	echo "promoted from node 3 by page-table scans: $PW_HOT_TOP/$PW_HOT hot pages in $PW_MS ms; cold: $PW_COLD_TOP/$PW_COLD"
 	echo "meanwhile: pghot_recorded_pgtscans +$(($(vmstat pghot_recorded_pgtscans) - rec0))," \
-		"pgpromote_candidate +$(($(vmstat pgpromote_candidate) - cand0)); lru_gen enabled $(cat /sys/kernel/mm/lru_gen/enabled)"
+		"pgpromote_candidate +$(($(vmstat pgpromote_candidate) - cand0)); lru_gen enabled $(cat /sys/kernel/mm/lru_gen/enabled);" \
+		"MemFree node 0 $(node_free_kb 0) kB, node 1 $(node_free_kb 1) kB"
 	echo 0 >/proc/sys/vm/pghot_record_pgtscans_enable
 	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] || fail "only $PW_HOT_TOP of $PW_HOT hot pages left node 3"
 	[ "$PW_COLD_TOP" = 0 ] || fail "$PW_COLD_TOP cold pages left node 3"
