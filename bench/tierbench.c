@@ -25,8 +25,9 @@
  * locked memory until only that much is free: a nearly full top tier.
  *
  * With --neighbour-ms N, a child process pinned to the workers' CPUs
- * (forked before the buffer exists) wakes every N ms while tierbench runs. Each time it runs, the CPU switches
- * address spaces and flushes its TLB. A page-table scanner (pgtscan) sees
+ * (forked before the buffer exists) wakes every N ms while tierbench
+ * runs. Each time it runs, the CPU switches address spaces and flushes
+ * its TLB. A page-table scanner (pgtscan) sees
  * an access only through the Accessed bit a TLB miss sets; a real CPU
  * misses all the time, but QEMU's TCG keeps every translation until a
  * flush, so without such a neighbour the scans after the first find the

@@ -104,7 +104,7 @@ static inline uint32_t tb_resolve(const struct tb_layout *l, uint32_t e, long ro
 
 	if (!(e & TB_COLD_BIT))
 		return e & TB_INDEX_MASK;
-	cold = l->pages - l->hot_groups * l->granule;
+	cold = l->pages - tb_hot_pages(l);
 	return tb_cold_page(l, ((e & TB_INDEX_MASK) + round * (TB_COLD_STRIDE % cold)) % cold);
 }
 

@@ -15,9 +15,11 @@ WORK=${WORK:-$TOP/work}
 JOBS=${JOBS:-$(nproc)}
 # shellcheck disable=SC2034 # used by the scripts that source this file
 SRC=$WORK/src
-# tests/bisect builds another tree (KSRC) into other build directories
-# (BUILD_ROOT); everything else, the guest's binaries too, uses $WORK/src.
-KSRC=${KSRC:-$SRC}
+# tests/bisect builds another tree (STACK_BUILD_SRC) into other build
+# directories (STACK_BUILD_ROOT); everything else, the guest's binaries
+# too, uses $WORK/src. Prefixed: KSRC and the like are common in users'
+# environments (out-of-tree module builds) and must not redirect us.
+STACK_BUILD_SRC=${STACK_BUILD_SRC:-$SRC}
 PKG_TARBALL=${PKG_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PKG_NAME=${PKG_NAME:-linux-source-6.12}
 MATRIX=${MATRIX:-$TOP/defconfigs/matrix}
@@ -124,7 +126,7 @@ series() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$STACK/series" | awk 'NF { print $1 }'
 }
 
-build_dir() { echo "${BUILD_ROOT:-$WORK/build}/$1"; }
+build_dir() { echo "${STACK_BUILD_ROOT:-$WORK/build}/$1"; }
 
 kernel_image() { echo "$(build_dir "$1")/arch/x86/boot/bzImage"; }
 
