@@ -42,15 +42,16 @@ case_dax_node_scanned_by_klruscand() {
 	echo 0 >/proc/sys/kernel/numa_balancing
 	echo 0 >/proc/sys/vm/pghot_record_hintfaults_enable
 	echo 1 >/proc/sys/vm/pghot_record_pgtscans_enable
-	local rec0 cand0
-	rec0=$(vmstat pghot_recorded_pgtscans) cand0=$(vmstat pgpromote_candidate)
-	share_cpu 0 # see lib.sh: TCG sets no Accessed bit without TLB misses
-	promote_watch -m anon -n 2048 -c 1024 -s 3 -C 0 -t 60000
-	unshare_cpu
+	local k before=()
+	local keys=(pghot_recorded_pgtscans pghot_recorded_accesses pghot_kmigrated_visited pgpromote_candidate pgpromote_success)
+	for k in "${keys[@]}"; do before+=("$(vmstat "$k")"); done
+	scan_timeline_start
+	promote_watch -m anon -n 2048 -c 1024 -s 3 -C 0 -T 10 -t 60000
+	scan_timeline_stop
 	echo "promoted from node 3 by page-table scans: $PW_HOT_TOP/$PW_HOT hot pages in $PW_MS ms; cold: $PW_COLD_TOP/$PW_COLD"
-	echo "meanwhile: pghot_recorded_pgtscans +$(($(vmstat pghot_recorded_pgtscans) - rec0))," \
-		"pgpromote_candidate +$(($(vmstat pgpromote_candidate) - cand0)); lru_gen enabled $(cat /sys/kernel/mm/lru_gen/enabled);" \
-		"MemFree node 0 $(node_free_kb 0) kB, node 1 $(node_free_kb 1) kB"
+	echo -n "meanwhile:"
+	for k in "${!keys[@]}"; do echo -n " ${keys[k]} +$(($(vmstat "${keys[k]}") - before[k]))"; done
+	echo "; lru_gen enabled $(cat /sys/kernel/mm/lru_gen/enabled); MemFree node 0 $(node_free_kb 0) kB, node 1 $(node_free_kb 1) kB"
 	echo 0 >/proc/sys/vm/pghot_record_pgtscans_enable
 	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] || fail "only $PW_HOT_TOP of $PW_HOT hot pages left node 3"
 	[ "$PW_COLD_TOP" = 0 ] || fail "$PW_COLD_TOP cold pages left node 3"

@@ -84,20 +84,33 @@ promote_watch() {
 	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
 }
 
-# A page-table scanner sees an access only when the CPU walks the page
-# table and sets the Accessed bit, that is on a TLB miss. A real CPU misses
-# all the time: its TLB holds a few thousand entries. QEMU's TCG keeps every
-# translation until the guest flushes its TLB, which for a lone CPU-bound
-# process happens only when another process runs on its CPU; without that,
-# every scan after the first finds the hot set idle (seen: 2 of 3 runs
-# promoted nothing in 20 s, 3 of 3 promoted all with a neighbour). So give
-# the CPU a busy neighbour, as on any loaded machine. It stops on
-# unshare_cpu or when the case that started it exits.
-share_cpu() {
-	taskset -c "$1" bash -c "while kill -0 $BASHPID 2>/dev/null; do :; done" &
-	SHARER=$!
+# utime + stime of process $1, in clock ticks
+cpu_ticks() { [ -n "$1" ] && awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# For a page-table-scan case, what happened each second while it ran:
+# pghot_recorded_pgtscans added, klruscand's CPU ticks in that second and
+# where it was then (wchan; 0: running). Start it before the workload;
+# scan_timeline_stop prints it. Page-table-scan workloads run
+# promote-watch -T 10: see tests/guest/tlb-turnover.h for why.
+scan_timeline_start() {
+	TIMELINE=$(mktemp)
+	(
+		kl=$(pgrep -x klruscand) || kl=
+		r0=$(vmstat pghot_recorded_pgtscans) k0=$(cpu_ticks "$kl")
+		while sleep 1; do
+			r1=$(vmstat pghot_recorded_pgtscans) k1=$(cpu_ticks "$kl")
+			echo -n " $((r1 - r0))/$((k1 - k0))/$(cat "/proc/$kl/wchan" 2>/dev/null)"
+			r0=$r1 k0=$k1
+		done
+	) >"$TIMELINE" &
+	TIMELINE_PID=$!
 }
-unshare_cpu() { kill "$SHARER" 2>/dev/null || true; }
+scan_timeline_stop() {
+	kill "$TIMELINE_PID" 2>/dev/null || true
+	wait "$TIMELINE_PID" 2>/dev/null || true # killed: status 143
+	echo "each second, pgtscan records/klruscand ticks/klruscand wchan:$(cat "$TIMELINE")"
+	rm -f "$TIMELINE"
+}
 
 # The name of the first sysfs device among $2... whose target_node is $1.
 device_on_node() {

@@ -5,7 +5,7 @@
  * node, and ask the kernel with move_pages() where the pages are.
  *
  *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
- *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-w] [-r]
+ *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-w] [-r]
  *
  * The hot and cold sets are allocated, touched once, and moved to
  * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
@@ -14,7 +14,9 @@
  * with -w it always runs to the timeout (to show that nothing moves).
  * Accesses are a read and a write of one byte per page, or only reads with
  * -r (the default for -m file: the kernel does not migrate dirty file
- * pages, so a written file page would never be promoted).
+ * pages, so a written file page would never be promoted). With -T, the
+ * loop also flushes its own TLB every FLUSH_MS ms, for page-table scans
+ * under TCG (see tlb-turnover.h).
  *
  * Output, one line each, for the test scripts to check:
  *   setup mode=M hot=N cold=M slow=S thp=0|1
@@ -37,6 +39,7 @@
 #include <unistd.h>
 
 #include "thp-backed.h"
+#include "tlb-turnover.h"
 
 #define HUGE_SZ (2UL << 20)
 
@@ -142,7 +145,8 @@ int main(int argc, char **argv)
 {
 	const char *mode = "anon", *path = "/root/promote-watch.data";
 	long hot = 2048, cold = 2048, timeout = 30000, i, t0, next, hot_top = 0,
-	     cold_top = 0, n, moved;
+	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0;
+	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0;
 	int *nodes, *status;
@@ -152,7 +156,7 @@ int main(int argc, char **argv)
 	unsigned char round = 1;
 
 	psz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:wr")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:wr")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': hot = atol(optarg); break;
@@ -161,6 +165,7 @@ int main(int argc, char **argv)
 		case 'C': cpu = atoi(optarg); break;
 		case 't': timeout = atol(optarg); break;
 		case 'f': path = optarg; break;
+		case 'T': flush_ms = atol(optarg); break;
 		case 'w': wait_all = 1; break;
 		case 'r': reads_only = 1; break;
 		default:
@@ -172,10 +177,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "promote-watch: -m takes anon, file or thp\n");
 		return 2;
 	}
-	if (hot <= 0 || cold < 0 || timeout <= 0) {
-		fprintf(stderr, "promote-watch: -n, -c and -t want positive numbers\n");
+	if (hot <= 0 || cold < 0 || timeout <= 0 || flush_ms < 0) {
+		fprintf(stderr, "promote-watch: -n, -c, -t and -T want positive numbers\n");
 		return 2;
 	}
+	if (flush_ms && tlb_turnover_init(&tt))
+		die("mmap (TLB turnover)");
 	if (reads_only < 0)
 		reads_only = !strcmp(mode, "file");
 	if (!strcmp(mode, "thp")) {
@@ -243,6 +250,10 @@ int main(int argc, char **argv)
 		if (reads_only && sum)
 			corrupt = 1; /* the hot set was written as zeroes */
 		round++;
+		if (flush_ms && now_ms() >= next_flush) {
+			tlb_turnover(&tt);
+			next_flush = now_ms() + flush_ms;
+		}
 		if (now_ms() < next)
 			continue;
 		next += 100;
