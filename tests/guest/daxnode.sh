@@ -45,9 +45,16 @@ case_dax_node_scanned_by_klruscand() {
 	local k before=()
 	local keys=(pghot_recorded_pgtscans pghot_recorded_accesses pghot_kmigrated_visited pgpromote_candidate pgpromote_success)
 	for k in "${keys[@]}"; do before+=("$(vmstat "$k")"); done
+	# Mapped pages on node 2 too, so that every klruscand pass walks the
+	# same processes for node 2 and then for node 3: a walk for one node
+	# must not hide the accesses another node's walk looks for. (Its one
+	# hot page may be promoted; its cold ones stay on node 2.)
+	/guest/bin/promote-watch -m anon -n 1 -c 1024 -s 2 -C 1 -w -t 65000 >/dev/null &
+	local holder=$!
 	scan_timeline_start
-	promote_watch -m anon -n 2048 -c 1024 -s 3 -C 0 -T 10 -t 60000
+	promote_watch -m anon -n 2048 -c 1024 -s 3 -C 0 -T 10 -t 20000
 	scan_timeline_stop
+	kill "$holder" 2>/dev/null || true
 	echo "promoted from node 3 by page-table scans: $PW_HOT_TOP/$PW_HOT hot pages in $PW_MS ms; cold: $PW_COLD_TOP/$PW_COLD"
 	echo -n "meanwhile:"
 	for k in "${!keys[@]}"; do echo -n " ${keys[k]} +$(($(vmstat "${keys[k]}") - before[k]))"; done
