@@ -26,8 +26,9 @@ CASES = {
     "file": "mode 2: file mapped MAP_SHARED|MAP_POPULATE, 100% loads",
     "thp": "mode 3: THP (MADV_HUGEPAGE), moved to the slow node, 50/50",
     "skewed": "skewed: a small hot set takes most accesses, the rest is touched rarely",
-    "full": "nearly full top tier: filler locked on nodes 0-1, skewed accesses; "
-            "rate limit and hot threshold decide",
+    "full": "nearly full top tier: nodes 0-1 filled with cold memory to 4 MiB "
+            "above their high watermark, skewed accesses; promoting most of the "
+            "hot set needs demotion, and the rate limit and hot threshold decide",
 }
 SOURCES = ["NUMAB0", "NUMAB2", "pgtscan", "hwhints"]
 TCG_NOTE = ("Under QEMU TCG every node's memory is equally fast, so the time "
@@ -132,6 +133,8 @@ def metrics(r):
         "records_per_promoted": per_promoted(d.get("pghot_recorded_accesses")),
         "visited_per_promoted": per_promoted(d.get("pghot_kmigrated_visited")),
         "numa_hint_faults": d.get("numa_hint_faults"),
+        "demoted": (None if d.get("pgdemote_kswapd") is None
+                    else d.get("pgdemote_kswapd") + (d.get("pgdemote_direct") or 0)),
     }
 
 
@@ -301,7 +304,8 @@ def write_md(t, runs, run_dir, png_ok):
             ("klruscand CPU ms", "klruscand_cpu_ms", 0),
             ("pghot records / promoted page", "records_per_promoted", 2),
             ("visited PFNs / promoted page", "visited_per_promoted", 1),
-            ("NUMA hint faults", "numa_hint_faults", 0)], out)
+            ("NUMA hint faults", "numa_hint_faults", 0),
+            ("pages demoted", "demoted", 0)], out)
         for k, s in t.variants(case):
             st = t.state(k, s, case)
             if st == "na":
@@ -326,7 +330,7 @@ CSV_FIELDS = ["kernel", "variant", "case", "rep", "status", "reason", "elapsed_u
               "timed_out", "pgpromote_success", "thp_migration_success", "t50_ms",
               "t95_ms", "hot_on_top_pct", "precision", "promoted_hot", "promoted_cold",
               "kmigrated_cpu_ms", "klruscand_cpu_ms", "records_per_promoted",
-              "visited_per_promoted", "numa_hint_faults"]
+              "visited_per_promoted", "numa_hint_faults", "demoted"]
 
 
 def write_csv(runs, run_dir):

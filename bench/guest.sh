@@ -21,7 +21,10 @@ share=${1:-/share}
 bin=$share/bin/tierbench
 out=$share/out
 # BENCH_SYSCTL_ROOT: a fake /proc/sys, to try this script outside a guest
+# (then /sys is left alone too)
 SYS=${BENCH_SYSCTL_ROOT:-/proc/sys}
+DEMOTION=/sys/kernel/mm/numa/demotion_enabled
+[ -z "${BENCH_SYSCTL_ROOT:-}" ] || DEMOTION=$SYS/demotion_enabled
 mkdir -p "$out"
 kernel=$(cat "$share/kernel" 2>/dev/null || echo unknown)
 clk_tck=$(getconf CLK_TCK)
@@ -108,6 +111,10 @@ cpu_delta_ms() {
 }
 
 default_rate=$(get "$(rate_knob)")
+# A tiering setup on both kernels: reclaim on a top tier node demotes to
+# the lower tier rather than swapping. It matters in the full case, where
+# every promotion needs room that demotion makes.
+[ -w "$DEMOTION" ] && echo true >"$DEMOTION"
 echo "bench: kernel $kernel, $(grep -c . "$share/plan") runs; $(dmesg | grep -m1 'ibs_access:' | sed 's/^\[[^]]*\] *//')"
 n=0 failed=0
 while read -r variant case rep rate args; do
@@ -129,6 +136,7 @@ while read -r variant case rep rate args; do
 		echo "meta kernel=$kernel variant=$variant case=$case rep=$rep clk_tck=$clk_tck" \
 			"numa_balancing=$(get kernel/numa_balancing)" \
 			"rate_limit_MBps=$(get "$(rate_knob)")" \
+			"demotion=$(cat "$DEMOTION" 2>/dev/null || echo NA)" \
 			"freq_window_ms=$(get vm/pghot_promote_freq_window_ms)" \
 			"hot_threshold_ms=$(cat /sys/kernel/debug/sched/numa_balancing/hot_threshold_ms 2>/dev/null || echo NA)" \
 			"args=${args// /,}"

@@ -247,6 +247,40 @@ static void test_placement(void)
 	check(tb_precision(5, 0) == 1, "precision_all_hot_is_1");
 }
 
+static void test_zoneinfo(void)
+{
+	static const char zi[] =
+		"Node 0, zone      DMA\n"
+		"  per-node stats\n"
+		"      nr_inactive_anon 12\n"
+		"  pages free     3840\n"
+		"        boost    0\n"
+		"        min      32\n"
+		"        low      40\n"
+		"        high     48\n"
+		"        promo    56\n"
+		"  pagesets\n"
+		"    cpu: 0\n"
+		"              count: 5\n"
+		"              high:  378\n"
+		"Node 0, zone    DMA32\n"
+		"  pages free     100000\n"
+		"        high     1000\n"
+		"Node 1, zone   Normal\n"
+		"        high     7\n";
+	FILE *f;
+
+	f = fmemopen((void *)zi, sizeof(zi) - 1, "r");
+	check(tb_node_high_wmark(f, 0) == 1048, "zoneinfo_high_sums_the_node_zones");
+	fclose(f);
+	f = fmemopen((void *)zi, sizeof(zi) - 1, "r");
+	check(tb_node_high_wmark(f, 1) == 7, "zoneinfo_high_of_another_node");
+	fclose(f);
+	f = fmemopen((void *)zi, sizeof(zi) - 1, "r");
+	check(tb_node_high_wmark(f, 2) == -1, "zoneinfo_unknown_node_is_minus_1");
+	fclose(f);
+}
+
 struct argcase {
 	const char *args;
 	int ok;
@@ -332,6 +366,7 @@ int main(void)
 	test_skewed();
 	test_layout();
 	test_placement();
+	test_zoneinfo();
 	test_parse();
 	printf("1..%d\n", n_test);
 	diag("%d passed, %d failed", n_test - n_failed, n_failed);

@@ -22,7 +22,10 @@
  * replays its sequence (at most 2^20 entries, repeated) until it has done
  * --accesses. Threads are pinned to the CPUs of --cpu-node. With
  * --fill-free-mib, every other node that has CPUs is first filled with
- * locked memory until only that much is free: a nearly full top tier.
+ * anonymous memory, touched once and never again, until only that much is
+ * free above the node's high watermark: a top tier nearly full of cold
+ * data, which the kernel must demote (or swap) to make room for more
+ * promotions.
  *
  * With --neighbour-ms N, a child process pinned to the workers' CPUs
  * (forked before the buffer exists) wakes every N ms while tierbench
@@ -39,7 +42,7 @@
  * A sampler thread asks move_pages() every --interval-ms where each page
  * is. Output, one line each:
  *   setup mode=.. pattern=.. pages=N hot=H cold=C ... thp=0|1 setup_ms=..
- *   fill node=N mib=M free_mib=F
+ *   fill node=N mib=M free_mib=F high_wmark_mib=W
  *   sample t_ms=T hot_top=X hot=H cold_top=Y cold=C
  *   result elapsed_us=.. elapsed_ms=.. timed_out=0|1 t50_ms=.. t95_ms=..
  *          hot_top=X hot=H cold_top=Y cold=C precision=P samples=N checksum=..
@@ -211,10 +214,37 @@ static void move_to_slow(void)
 		      on, L.pages, P.slow_node);
 }
 
+/* The high watermark of @node, in bytes, from /proc/zoneinfo. */
+static long long high_wmark_bytes(int node)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	long pages;
+
+	if (!f)
+		fatal("cannot read /proc/zoneinfo: %s", strerror(errno));
+	pages = tb_node_high_wmark(f, node);
+	fclose(f);
+	if (pages < 0)
+		fatal("node %d has no zone in /proc/zoneinfo", node);
+	return (long long)pages * TB_PAGE;
+}
+
 /*
- * A nearly full top tier: lock memory on every other node with CPUs until
- * only fill_free_mib MiB are free there. In 16 MiB steps, re-reading the
- * free memory each time, so the kernel's reserves are not overrun.
+ * A nearly full top tier: on every other node with CPUs, allocate and touch
+ * cold anonymous memory until only fill_free_mib MiB are free above the
+ * node's high watermark, in steps of 16 MiB and then less, re-reading the
+ * free memory each time. Below the low watermark kswapd would start reclaiming during the
+ * fill; above the high one the node is, to the kernel, not short of
+ * memory, so every page promoted beyond those MiB needs room that the
+ * kernel must first make by demoting (or swapping) cold pages. The memory
+ * is not locked, so it can.
+ *
+ * MemFree does not count the free pages parked on per-CPU lists, and after
+ * a process that freed a lot of memory exits (the previous run), those
+ * lists can hold tens of MiB: the first steps are served from them without
+ * MemFree moving. What is truly free is never less than MemFree, so that
+ * is harmless. The fill must end within a step of its target, or the run
+ * is void.
  */
 static void fill_top_tier(void)
 {
@@ -223,33 +253,44 @@ static void fill_top_tier(void)
 
 	for (node = 0; node <= numa_max_node(); node++) {
 		struct bitmask *cpus = numa_allocate_cpumask();
-		long long fr = 0;
+		long long fr = 0, size, target;
 		long mib = 0;
 		int has_cpu;
 
 		numa_node_to_cpus(node, cpus);
 		has_cpu = numa_bitmask_weight(cpus) > 0;
 		numa_free_cpumask(cpus);
-		if (!has_cpu || node == P.slow_node || numa_node_size64(node, &fr) <= 0)
+		if (!has_cpu || node == P.slow_node)
 			continue;
+		size = numa_node_size64(node, &fr);
+		if (size <= 0)
+			continue;
+		target = high_wmark_bytes(node) + (P.fill_free_mib << 20);
 		bind_to(node);
-		while (numa_node_size64(node, &fr) > 0 &&
-		       fr - step >= (long long)P.fill_free_mib << 20) {
-			void *p = mmap(NULL, step, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_LOCKED,
-				       -1, 0);
-			long long before = fr;
+		/* 16 MiB at a time, then what is left down to the target */
+		while (fr - target >= 1 << 20 && (long long)mib << 20 < size) {
+			long len = fr - target < step ? (fr - target) & ~((1L << 20) - 1) : step;
+			void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 			if (p == MAP_FAILED)
-				break;
-			mib += step >> 20;
-			/* not populated (locked memory refused): stop, do not spin */
-			if (numa_node_size64(node, &fr) <= 0 || before - fr < step / 2)
-				break;
+				fatal("filling node %d: cannot map %ld MiB more: %s",
+				      node, len >> 20, strerror(errno));
+			/* 4K pages, demoted one by one like the rest */
+			madvise(p, len, MADV_NOHUGEPAGE);
+			if (madvise(p, len, MADV_POPULATE_WRITE))
+				fatal("filling node %d: cannot populate %ld MiB more: %s",
+				      node, len >> 20, strerror(errno));
+			mib += len >> 20;
+			numa_node_size64(node, &fr);
 		}
 		unbind();
 		numa_node_size64(node, &fr);
-		printf("fill node=%d mib=%ld free_mib=%lld\n", node, mib, fr >> 20);
+		printf("fill node=%d mib=%ld free_mib=%lld high_wmark_mib=%lld\n",
+		       node, mib, fr >> 20, high_wmark_bytes(node) >> 20);
+		if (fr >= target + step)
+			fatal("filling node %d: %lld MiB still free, wanted %lld",
+			      node, fr >> 20, target >> 20);
 	}
 	fflush(stdout);
 }

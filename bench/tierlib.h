@@ -8,6 +8,7 @@
 #define TIERLIB_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 enum tb_mode { TB_ANON, TB_FILE, TB_THP };
@@ -35,7 +36,8 @@ struct tb_params {
 	long interval_ms;
 	long timeout_ms;
 	int store_pct;
-	long fill_free_mib;	/* -1: no filler; else MiB left free per top node */
+	long fill_free_mib;	/* -1: no filler; else MiB left free above the
+				   high watermark of each top node */
 	const char *file;
 	int same_node_ok;	/* host smoke test on a one-node machine */
 	long neighbour_ms;	/* 0, or a process waking this often on our CPUs */
@@ -120,5 +122,11 @@ struct tb_sample {
 long tb_time_to(const struct tb_sample *s, long n, long hot, int pct);
 /* Share of the promoted pages that are hot; -1 if nothing was promoted. */
 double tb_precision(long hot_top, long cold_top);
+
+/*
+ * The sum of the "high" watermarks, in pages, of node @node's zones in a
+ * /proc/zoneinfo text read from @f; -1 if the node has no zone there.
+ */
+long tb_node_high_wmark(FILE *f, int node);
 
 #endif
