@@ -276,7 +276,7 @@ def write_md(t, runs, run_dir, png_ok):
                        f"{s.get('threads')} threads x {s.get('accesses')} accesses, "
                        f"{s.get('pattern')} ({s.get('hot_share')}% of accesses to the hot set), "
                        f"stores {s.get('store_pct')}%, THP backed: {s.get('thp')}, "
-                       f"a neighbour waking every {s.get('neighbour_ms', 'NA')} ms on the workers' CPU.")
+                       f"the workers' TLB flushed every {s.get('tlb_flush_ms', 'NA')} ms.")
             out.append("")
         cover_table(t, case, "Time taken (microseconds, lower is better)", "elapsed_us", out)
         cover_table(t, case, "Pages migrated (pgpromote_success)", "pgpromote_success", out)

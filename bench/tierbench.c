@@ -8,8 +8,8 @@
  *             [--threads N] [--accesses N] [--seed S]
  *             [--slow-node N] [--cpu-node N] [--interval-ms N]
  *             [--timeout-ms N] [--store-pct PCT] [--fill-free-mib N]
- *             [--file PATH] [--allow-same-node] [--neighbour-ms N]
- *   (short forms: -m -p -s -H -S -t -a -r -n -c -i -T -w -F -f -A -N)
+ *             [--file PATH] [--allow-same-node] [--tlb-flush-ms N]
+ *   (short forms: -m -p -s -H -S -t -a -r -n -c -i -T -w -F -f -A -L)
  *
  * A buffer of --size-mib is put on the slow node: anon (MAP_POPULATE),
  * file (a file read into the page cache, then mapped MAP_SHARED |
@@ -27,14 +27,13 @@
  * data, which the kernel must demote (or swap) to make room for more
  * promotions.
  *
- * With --neighbour-ms N, a child process pinned to the workers' CPUs
- * (forked before the buffer exists) wakes every N ms while tierbench
- * runs. Each time it runs, the CPU switches address spaces and flushes
- * its TLB. A page-table scanner (pgtscan) sees
- * an access only through the Accessed bit a TLB miss sets; a real CPU
- * misses all the time, but QEMU's TCG keeps every translation until a
- * flush, so without such a neighbour the scans after the first find the
- * hot set idle. bench/run gives every variant the same neighbour.
+ * With --tlb-flush-ms N, a thread on the workers' CPUs flushes the
+ * process's TLB every N ms (tests/guest/tlb-turnover.h, which
+ * promote-watch uses too). A page-table scanner (pgtscan) sees an access
+ * only through the Accessed bit a TLB miss sets; a real CPU misses all
+ * the time, but QEMU's TCG keeps every translation until a flush, so
+ * without one the scans after the first find the hot set idle. bench/run
+ * gives every variant the same flushes.
  *
  * --allow-same-node lets --slow-node equal --cpu-node, for a smoke test on
  * a one-node host (nothing can be promoted there).
@@ -58,7 +57,6 @@
 #include <numaif.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -66,13 +64,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tierlib.h"
 #include "thp-backed.h"
+#include "tlb-turnover.h"
 
 #define HUGE_SZ (2UL << 20)
 
@@ -317,25 +314,18 @@ static void pin_to_node(int node, int invert)
 		sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* See --neighbour-ms above. Dies with us. */
-static pid_t start_neighbour(void)
+/* See --tlb-flush-ms above: until the workers are done. */
+static void *flusher(void *arg)
 {
-	struct timespec ts = { P.neighbour_ms / 1000, P.neighbour_ms % 1000 * 1000000L };
-	pid_t parent = getpid(), pid;
+	struct tlb_turnover *tt = arg;
+	struct timespec ts = { P.tlb_flush_ms / 1000, P.tlb_flush_ms % 1000 * 1000000L };
 
-	if (!P.neighbour_ms)
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		fatal("fork: %s", strerror(errno));
-	if (pid)
-		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(0);
 	pin_to_node(P.cpu_node, 0);
-	for (;;)
+	while (atomic_load(&done_threads) < P.threads && !atomic_load(&stop)) {
 		nanosleep(&ts, NULL);
+		tlb_turnover(tt);
+	}
+	return NULL;
 }
 
 static void *worker(void *arg)
@@ -402,10 +392,10 @@ int main(int argc, char **argv)
 {
 	char err[256];
 	long t, i, setup_us, elapsed_us, hot;
-	pthread_t *tids;
+	pthread_t *tids, flush_tid;
+	struct tlb_turnover tt;
 	struct sampler sp = { 0 };
 	int timed_out = 0, thp = 0;
-	pid_t neighbour;
 	struct bitmask *cpus;
 
 	if (tb_parse(argc, argv, &P, err, sizeof(err))) {
@@ -422,12 +412,8 @@ int main(int argc, char **argv)
 		fatal("--cpu-node %d has no CPUs", P.cpu_node);
 	numa_free_cpumask(cpus);
 
-	/*
-	 * Before the buffer exists: a child forked later would share its
-	 * pages copy-on-write, and every store would then copy a page to
-	 * the storing CPU's node, a "promotion" by fork.
-	 */
-	neighbour = start_neighbour();
+	if (P.tlb_flush_ms && tlb_turnover_init(&tt))
+		fatal("mmap (TLB turnover): %s", strerror(errno));
 	setup_us = now_us();
 	if (tb_layout_init(&L, P.size_mib * (1048576 / TB_PAGE),
 			   P.mode == TB_THP ? TB_THP_PAGES : 1, P.hot_frac, P.seed))
@@ -453,12 +439,12 @@ int main(int argc, char **argv)
 		fill_top_tier();
 	printf("setup mode=%s pattern=%s pages=%ld hot=%ld cold=%ld threads=%d "
 	       "accesses=%ld seed=%llu slow=%d cpu_node=%d store_pct=%d hot_share=%g "
-	       "neighbour_ms=%ld thp=%d setup_ms=%ld\n",
+	       "tlb_flush_ms=%ld thp=%d setup_ms=%ld\n",
 	       P.mode == TB_ANON ? "anon" : P.mode == TB_FILE ? "file" : "thp",
 	       P.pattern == TB_UNIFORM ? "uniform" : "skewed", L.pages, hot,
 	       L.pages - hot, P.threads, P.accesses, (unsigned long long)P.seed,
 	       P.slow_node, P.cpu_node, P.store_pct,
-	       P.pattern == TB_SKEWED ? P.hot_share : 100.0, P.neighbour_ms, thp,
+	       P.pattern == TB_SKEWED ? P.hot_share : 100.0, P.tlb_flush_ms, thp,
 	       (now_us() - setup_us) / 1000);
 	fflush(stdout);
 
@@ -468,6 +454,8 @@ int main(int argc, char **argv)
 	for (t = 0; t < P.threads; t++)
 		if (pthread_create(&tids[t], NULL, worker, (void *)t))
 			fatal("pthread_create failed");
+	if (P.tlb_flush_ms && pthread_create(&flush_tid, NULL, flusher, &tt))
+		fatal("pthread_create failed");
 	sp.t0_us = now_us();
 	atomic_store(&go, 1);
 	take_sample(&sp);
@@ -488,10 +476,8 @@ int main(int argc, char **argv)
 	for (t = 0; t < P.threads; t++)
 		pthread_join(tids[t], NULL);
 	elapsed_us = now_us() - sp.t0_us;
-	if (neighbour > 0) {
-		kill(neighbour, SIGKILL);
-		waitpid(neighbour, NULL, 0);
-	}
+	if (P.tlb_flush_ms)
+		pthread_join(flush_tid, NULL);
 	take_sample(&sp);	/* where things ended */
 
 	printf("result elapsed_us=%ld elapsed_ms=%ld timed_out=%d t50_ms=%ld t95_ms=%ld "

@@ -72,7 +72,7 @@ static const struct option longopts[] = {
 	{ "fill-free-mib", required_argument, NULL, 'F' },
 	{ "file", required_argument, NULL, 'f' },
 	{ "allow-same-node", no_argument, NULL, 'A' },
-	{ "neighbour-ms", required_argument, NULL, 'N' },
+	{ "tlb-flush-ms", required_argument, NULL, 'L' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -91,7 +91,7 @@ int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errle
 	};
 	optind = 0;	/* glibc: start over, so the tests can parse again */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":m:p:s:H:S:t:a:r:n:c:i:T:w:F:f:AN:",
+	while ((opt = getopt_long(argc, argv, ":m:p:s:H:S:t:a:r:n:c:i:T:w:F:f:AL:",
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -179,9 +179,9 @@ int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errle
 		case 'A':
 			p->same_node_ok = 1;
 			break;
-		case 'N':
-			if (num(optarg, 0, 1000, &p->neighbour_ms))
-				return bad(err, errlen, "--neighbour-ms wants 0..1000, not '%s'", optarg);
+		case 'L':
+			if (num(optarg, 0, 1000, &p->tlb_flush_ms))
+				return bad(err, errlen, "--tlb-flush-ms wants 0..1000, not '%s'", optarg);
 			break;
 		case ':':
 			return bad(err, errlen, "option '%s' wants a value", argv[optind - 1]);

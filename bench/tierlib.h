@@ -40,7 +40,7 @@ struct tb_params {
 				   high watermark of each top node */
 	const char *file;
 	int same_node_ok;	/* host smoke test on a one-node machine */
-	long neighbour_ms;	/* 0, or a process waking this often on our CPUs */
+	long tlb_flush_ms;	/* 0, or flush our TLB this often (tlb-turnover.h) */
 };
 
 /*
