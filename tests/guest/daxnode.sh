@@ -9,12 +9,23 @@ source "$(dirname "$0")/lib.sh"
 
 CASE_TIMEOUT=300 # onlining node 3 plus a 60 s promotion deadline, under TCG
 
+# Seconds since the previous step, printed as each step ends: when the case
+# times out, the steps printed so far say where the time went.
+STEP_T=$SECONDS
+step_done() {
+	echo "step $1: $((SECONDS - STEP_T)) s"
+	STEP_T=$SECONDS
+}
+
 # devdax on node 3's pmem range, handed to kmem, every block online.
 online_node3() {
 	local dax
 	dax=$(devdax_on_node 3) || fail "cannot make a devdax device on node 3"
+	step_done "devdax device $dax on node 3"
 	dax_to_kmem "$dax" || fail "kmem did not take $dax"
+	step_done "kmem took $dax"
 	online_node_movable 3 || fail "cannot online node 3's memory"
+	step_done "node 3 memory online"
 	grep MemTotal /sys/devices/system/node/node3/meminfo
 }
 
@@ -30,7 +41,9 @@ case_dax_node_promoted() {
 		echo 1 >/proc/sys/vm/pghot_record_hintfaults_enable
 	fi
 	echo 2 >/proc/sys/kernel/numa_balancing
+	echo "promote-watch: setting up 3072 pages on node 3, then up to 60 s of accesses"
 	promote_watch -m anon -n 2048 -c 1024 -s 3 -t 60000
+	step_done "promote-watch (setup and promotion)"
 	echo "promoted from node 3: $PW_HOT_TOP/$PW_HOT hot pages in $PW_MS ms; cold: $PW_COLD_TOP/$PW_COLD"
 	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] || fail "only $PW_HOT_TOP of $PW_HOT hot pages left node 3"
 	[ "$PW_COLD_TOP" = 0 ] || fail "$PW_COLD_TOP cold pages left node 3"

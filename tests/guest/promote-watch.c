@@ -19,7 +19,7 @@
  * under TCG (see tlb-turnover.h).
  *
  * Output, one line each, for the test scripts to check:
- *   setup mode=M hot=N cold=M slow=S thp=0|1
+ *   setup mode=M hot=N cold=M slow=S thp=0|1 setup_ms=T
  *   sample ms=T hot_top=X cold_top=Y          (every 100 ms)
  *   result ms=T hot_top=X hot=N cold_top=Y cold=M data=ok|corrupt
  * Exit status: 0 if the result line was printed and the data survived,
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = "anon", *path = "/root/promote-watch.data";
 	long hot = 2048, cold = 2048, timeout = 30000, i, t0, next, hot_top = 0,
-	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0;
+	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms;
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0;
@@ -155,6 +155,7 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 	unsigned char round = 1;
 
+	start_ms = now_ms();
 	psz = sysconf(_SC_PAGESIZE);
 	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:wr")) != -1) {
 		switch (opt) {
@@ -228,8 +229,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "promote-watch: cold pages did not all move to node %d\n", slow);
 		return 2;
 	}
-	printf("setup mode=%s hot=%ld cold=%ld slow=%d thp=%d\n", mode, hot, cold,
-	       slow, thp_backed(h));
+	printf("setup mode=%s hot=%ld cold=%ld slow=%d thp=%d setup_ms=%ld\n", mode,
+	       hot, cold, slow, thp_backed(h), now_ms() - start_ms);
 	fflush(stdout);
 
 	t0 = now_ms();
