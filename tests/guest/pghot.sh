@@ -91,4 +91,29 @@ case_no_source_no_promotion() {
 	echo 1 >"$SYSCTL/pghot_record_hintfaults_enable"
 }
 
+# Voluntary and involuntary context switches of process $1 so far.
+ctxt_switches() { awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s + 0 }' "/proc/$1/status"; }
+
+# With no source reporting, kmigrated has nothing to do and must not wake
+# up at all: it sleeps until a page of its node becomes ready. (It used to
+# poll ten times a second, which the window below would show as about 30
+# context switches.) No access is recorded during the window, or it says
+# so: then the thread had a reason to run.
+case_kmigrated_idle_never_wakes() {
+	local pid before after rec
+	echo 0 >/proc/sys/kernel/numa_balancing
+	echo 0 >"$SYSCTL/pghot_record_hwhints_enable"
+	echo 0 >"$SYSCTL/pghot_record_pgtscans_enable"
+	echo 0 >"$SYSCTL/pghot_record_hintfaults_enable"
+	pid=$(pgrep -x kmigrated2) || fail "no kmigrated2 thread"
+	rec=$(vmstat pghot_recorded_accesses)
+	before=$(ctxt_switches "$pid")
+	sleep 3
+	after=$(ctxt_switches "$pid")
+	echo 1 >"$SYSCTL/pghot_record_hintfaults_enable"
+	echo "kmigrated2 context switches in a 3 s window with every source off: $((after - before))"
+	[ "$(vmstat pghot_recorded_accesses)" = "$rec" ] || fail "accesses were recorded during the window"
+	[ "$after" = "$before" ] || fail "kmigrated2 woke up $((after - before)) times with nothing to do"
+}
+
 ktap_main "$@"
