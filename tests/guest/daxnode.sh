@@ -41,7 +41,7 @@ case_dax_node_promoted() {
 		echo 1 >/proc/sys/vm/pghot_record_hintfaults_enable
 	fi
 	echo 2 >/proc/sys/kernel/numa_balancing
-	echo "promote-watch: setting up 3072 pages on node 3, then up to 60 s of accesses"
+	echo "promote-watch starts; its lines, setup_ms first, follow when it exits"
 	promote_watch -m anon -n 2048 -c 1024 -s 3 -t 60000
 	step_done "promote-watch (setup and promotion)"
 	echo "promoted from node 3: $PW_HOT_TOP/$PW_HOT hot pages in $PW_MS ms; cold: $PW_COLD_TOP/$PW_COLD"
