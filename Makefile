@@ -63,8 +63,8 @@ test: source ## build, boot and test CONFIG
 matrix: source ## build, boot and test every config in the matrix
 	@tests/check --matrix-only
 
-bench: source rootfs ## promotion benchmark, stock vs all (QUICK=1: a short one)
-	@boot/build stock
+bench: source rootfs ## promotion benchmark, pristine vs all (QUICK=1: a short one)
+	@boot/build pristine
 	@boot/build all
 	@bench/run $(if $(QUICK),--quick)
 

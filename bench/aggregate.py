@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Turn a benchmark run's raw guest output into tables and a plot.
 
-    bench/aggregate.py RUN_DIR [--base stock] [--patched all] [--no-png]
+    bench/aggregate.py RUN_DIR [--base pristine] [--patched all] [--no-png]
 
 Reads RUN_DIR/raw/<kernel>/out/<variant>.<case>.<rep>.txt (written by
 bench/guest.sh) and writes into RUN_DIR:
@@ -408,7 +408,7 @@ def write_png(t, run_dir):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run_dir")
-    ap.add_argument("--base", default="stock")
+    ap.add_argument("--base", default="pristine")
     ap.add_argument("--patched", default="all")
     ap.add_argument("--no-png", action="store_true")
     a = ap.parse_args(argv)

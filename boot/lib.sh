@@ -20,6 +20,9 @@ SRC=$WORK/src
 # too, uses $WORK/src. Prefixed: KSRC and the like are common in users'
 # environments (out-of-tree module builds) and must not redirect us.
 STACK_BUILD_SRC=${STACK_BUILD_SRC:-$SRC}
+# The package's source with no patch applied, a git worktree of $SRC at
+# the package's tag: what the matrix's TREE=pristine configs build.
+PRISTINE=$WORK/pristine
 PKG_TARBALL=${PKG_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PKG_NAME=${PKG_NAME:-linux-source-6.12}
 MATRIX=${MATRIX:-$TOP/defconfigs/matrix}
@@ -98,6 +101,19 @@ matrix_env() {
 	for w in $(matrix_line "$1"); do
 		case $w in *=*) echo "$w" ;; esac
 	done
+}
+
+# The kernel tree a config builds from: $STACK_BUILD_SRC (the stack), or
+# $PRISTINE for a matrix line with TREE=pristine.
+config_tree() {
+	local kv
+	for kv in $(matrix_env "$1"); do
+		case $kv in
+		TREE=pristine) echo "$PRISTINE"; return ;;
+		TREE=*) die "matrix entry '$1' sets $kv; TREE can only be pristine (or left out: the stack)" ;;
+		esac
+	done
+	echo "$STACK_BUILD_SRC"
 }
 
 # Fragments of a config, as paths, in merge order.

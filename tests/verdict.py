@@ -9,7 +9,9 @@ Reads:
     that was asked for and left no file, no plan or fewer results than its
     plan is a failure;
   - the known-failures list: a failing test named there counts as a skip
-    with the reason given, never as a pass.
+    with the reason given, never as a pass. With --baseline (the unpatched
+    kernel), every entry of the list must have failed in this boot: one
+    that passed or did not run here is not a known failure of 6.12.
 
 Prints one line per stage and group and ends with "N passed, N failed,
 N skipped". Exits 1 if anything failed.
@@ -51,12 +53,14 @@ class Tally:
     def __init__(self):
         self.passed = self.failed = self.skipped = 0
         self.notes = []
+        self.seen = {}  # test path -> "passed" or "failed", for known ones
 
     def add(self, other):
         self.passed += other.passed
         self.failed += other.failed
         self.skipped += other.skipped
         self.notes += other.notes
+        self.seen.update(other.seen)
 
     def fail(self, why):
         self.failed += 1
@@ -166,9 +170,11 @@ def judge(node, path, known, tally):
     if node.ok:
         tally.passed += 1
         if full in known:
+            tally.seen[full] = "passed"
             tally.notes.append(f"NOTE {full} passes but is listed as a known failure; remove it from the list")
         return False
     if full in known:
+        tally.seen[full] = "failed"
         tally.skipped += 1
         tally.notes.append(f"SKIP {full}: known failure: {known[full]}")
         return False
@@ -214,9 +220,10 @@ def kunit_lines(lines):
     return None
 
 
-def read_known(path, config):
+def read_known(path, config, every=False):
     """Known failures that apply to this config: 'test reason', or
-    'test@glob reason' for the configs whose name matches glob."""
+    'test@glob reason' for the configs whose name matches glob (every
+    entry, whatever its glob, if every is set)."""
     known = {}
     if path and os.path.exists(path):
         with open(path) as f:
@@ -228,7 +235,7 @@ def read_known(path, config):
                 if not reason.strip():
                     sys.exit(f"verdict: {path}: '{test}' has no reason; every known failure needs one")
                 test, _, glob = test.partition("@")
-                if glob and not fnmatch.fnmatchcase(config, glob):
+                if glob and not every and not fnmatch.fnmatchcase(config, glob):
                     continue
                 known[test] = reason.strip()
     return known
@@ -251,12 +258,14 @@ def main():
     ap.add_argument("--groups", default="", help="comma-separated groups that must have results")
     ap.add_argument("--kconfig", help="the kernel's .config (is KUnit expected?)")
     ap.add_argument("--known", help="known-failures file")
+    ap.add_argument("--baseline", action="store_true",
+                    help="the unpatched kernel: every known failure must fail here")
     ap.add_argument("--boot-status", type=int, default=0, help="boot/qemu's exit status")
     ap.add_argument("--counts", help="write 'passed failed skipped' here")
     ap.add_argument("-v", "--verbose", action="store_true", help="list skips too")
     args = ap.parse_args()
 
-    known = read_known(args.known, args.name)
+    known = read_known(args.known, args.name, every=args.baseline)
     total = Tally()
     stages = []
 
@@ -297,6 +306,21 @@ def main():
             with open(path, errors="replace") as f:
                 t = judge_ktap(f.readlines(), group, known)
         stages.append((group, t))
+
+    if args.baseline and known:
+        seen = {}
+        for _, t in stages:
+            seen.update(t.seen)
+        t = Tally()
+        for test in known:
+            if seen.get(test) == "failed":
+                t.passed += 1
+            else:
+                how = "passed" if seen.get(test) == "passed" else "did not run"
+                t.fail(f"{test} {how} on {args.name}, the unpatched kernel, so it is not a known "
+                       f"failure of 6.12: take it out of {os.path.basename(args.known)} "
+                       "(a failure of ours gets fixed or an open issue)")
+        stages.append(("known fails", t))
 
     for stage, t in stages:
         status = "FAIL" if t.failed else "ok"
