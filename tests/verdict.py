@@ -73,6 +73,14 @@ class Tally:
         return s
 
 
+class Known(dict):
+    """The known failures, with the flaky ones beside them."""
+
+    def __init__(self, known, flaky):
+        super().__init__(known)
+        self.flaky = flaky
+
+
 class Node:
     """A KTAP test: a leaf, or a parent whose results are its subtests."""
 
@@ -167,6 +175,15 @@ def judge(node, path, known, tally):
         tally.skipped += 1
         tally.notes.append(f"SKIP {full}: {node.directive[4:].strip() or 'no reason given'}")
         return False
+    flaky = getattr(known, "flaky", {})
+    if full in flaky:
+        tally.seen[full] = "passed" if node.ok else "failed"
+        if node.ok:
+            tally.passed += 1
+        else:
+            tally.skipped += 1
+            tally.notes.append(f"SKIP {full}: flaky on 6.12 too: {flaky[full]}")
+        return False
     if node.ok:
         tally.passed += 1
         if full in known:
@@ -223,22 +240,27 @@ def kunit_lines(lines):
 def read_known(path, config, every=False):
     """Known failures that apply to this config: 'test reason', or
     'test@glob reason' for the configs whose name matches glob (every
-    entry, whatever its glob, if every is set)."""
-    known = {}
+    entry, whatever its glob, if every is set). A line 'flaky: test reason'
+    is a test that fails now and then on the unpatched kernel too: its
+    failure is a skip, its pass a pass. Returns (known, flaky)."""
+    known, flaky = {}, {}
     if path and os.path.exists(path):
         with open(path) as f:
             for line in f:
                 line = line.strip()
                 if not line or line.startswith("#"):
                     continue
+                table = known
+                if line.startswith("flaky:"):
+                    table, line = flaky, line[len("flaky:"):].strip()
                 test, _, reason = line.partition(" ")
                 if not reason.strip():
                     sys.exit(f"verdict: {path}: '{test}' has no reason; every known failure needs one")
                 test, _, glob = test.partition("@")
                 if glob and not every and not fnmatch.fnmatchcase(config, glob):
                     continue
-                known[test] = reason.strip()
-    return known
+                table[test] = reason.strip()
+    return known, flaky
 
 
 def kconfig_has_kunit_tests(path):
@@ -265,7 +287,8 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="list skips too")
     args = ap.parse_args()
 
-    known = read_known(args.known, args.name, every=args.baseline)
+    known, flaky = read_known(args.known, args.name, every=args.baseline)
+    known = Known(known, flaky)
     total = Tally()
     stages = []
 
@@ -307,11 +330,18 @@ def main():
                 t = judge_ktap(f.readlines(), group, known)
         stages.append((group, t))
 
-    if args.baseline and known:
+    if args.baseline and (known or known.flaky):
         seen = {}
         for _, t in stages:
             seen.update(t.seen)
         t = Tally()
+        for test in known.flaky:
+            # it may pass or fail here, but it must still exist and run
+            if test in seen:
+                t.passed += 1
+            else:
+                t.fail(f"{test} (listed as flaky) did not run on {args.name}: take it out of "
+                       f"{os.path.basename(args.known)} or find where it went")
         for test in known:
             if seen.get(test) == "failed":
                 t.passed += 1
