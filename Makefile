@@ -24,7 +24,7 @@ $(error unknown CONFIG '$(CONFIG)'; valid names: $(CONFIGS))
 endif
 
 .PHONY: help deps source kernel menuconfig rootfs guest-bins boot run test \
-	matrix bench check check-harness check-patches check-bench rebase export \
+	matrix bench check check-harness check-patches check-bench check-build rebase export \
 	clean distclean
 
 help: ## this list
@@ -80,6 +80,9 @@ check-bench: ## the benchmark's own tests (host only, no guest)
 check-patches: source ## the series applies with git am and patch -p1, clean headers
 	@tests/check --patches-only
 
+check-build: source ## compile-only: every file the stack touches, its stubs, the Kconfig sweep
+	@tests/check-build
+
 check-bisect: source ## build and boot the series patch by patch (CONFIG, default all; long)
 	@tests/bisect $(CONFIG)
 
@@ -90,7 +93,7 @@ export: ## write the stack branch in WORK/src back to linux.patch-stack/
 	@boot/source export
 
 clean: ## remove build directories, boot logs and guest binaries
-	rm -rf $(WORK)/build $(WORK)/boots $(WORK)/test $(WORK)/guest $(WORK)/guest-headers \
+	rm -rf $(WORK)/build $(WORK)/build-check $(WORK)/boots $(WORK)/test $(WORK)/guest $(WORK)/guest-headers \
 		$(WORK)/guest-bench
 
 distclean: ## remove WORK entirely (kernel tree and rootfs too)
