@@ -63,8 +63,9 @@ test: source ## build, boot and test CONFIG
 matrix: source ## build, boot and test every config in the matrix
 	@tests/check --matrix-only
 
-bench: source rootfs ## promotion benchmark, pristine vs all (QUICK=1: a short one)
+bench: source rootfs ## promotion benchmark, pristine vs precise and all (QUICK=1: a short one)
 	@boot/build pristine
+	@$(if $(QUICK),true,boot/build precise)
 	@boot/build all
 	@bench/run $(if $(QUICK),--quick)
 

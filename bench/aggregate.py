@@ -29,6 +29,9 @@ CASES = {
     "full": "nearly full top tier: nodes 0-1 filled with cold memory to 4 MiB "
             "above their high watermark, skewed accesses; promoting most of the "
             "hot set needs demotion, and the rate limit and hot threshold decide",
+    "held": "top tier held full: nodes 0-1 kept at their high watermark with "
+            "locked memory for the first 10 s (nothing can be promoted or "
+            "demoted), then freed; skewed accesses",
 }
 SOURCES = ["NUMAB0", "NUMAB2", "pgtscan", "hwhints"]
 TCG_NOTE = ("Under QEMU TCG every node's memory is equally fast, so the time "
@@ -58,7 +61,7 @@ def kv(words):
 def parse_run(path):
     """One guest output file as a dict; None if it is not one."""
     r = {"file": path, "samples": [], "delta": {}, "cpu": {}, "rc": None,
-         "result": None, "setup": {}, "na": None}
+         "result": None, "setup": {}, "na": None, "hold": None}
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             w = line.split()
@@ -84,6 +87,8 @@ def parse_run(path):
                     r["samples"].append((num(s["t_ms"]), num(s["hot_top"]) / hot))
             elif tag == "result":
                 r["result"] = {k: num(v) for k, v in kv(w[1:]).items()}
+            elif tag == "hold":
+                r["hold"] = {k: num(v) for k, v in kv(w[1:]).items()}
     if "variant" not in r or "kernel" not in r:
         return None
     r["rep"] = num(r.get("rep"))
@@ -117,6 +122,13 @@ def metrics(r):
         v = res.get(k)
         return None if v is None or v < 0 else v
     hot = res.get("hot") or 0
+    released = (r["hold"] or {}).get("released_ms")
+    held_pct = after_release = None
+    if released is not None and released >= 0:
+        before = [f for (ms, f) in r["samples"] if ms < released]
+        held_pct = 100.0 * max(before) if before else None
+        later = [ms for (ms, f) in r["samples"] if ms >= released and f >= 0.95]
+        after_release = later[0] - released if later else None
     return {
         "elapsed_us": res.get("elapsed_us"),
         "timed_out": res.get("timed_out"),
@@ -135,6 +147,11 @@ def metrics(r):
         "numa_hint_faults": d.get("numa_hint_faults"),
         "demoted": (None if d.get("pgdemote_kswapd") is None
                     else d.get("pgdemote_kswapd") + (d.get("pgdemote_direct") or 0)),
+        "kmigrated_passes": d.get("pghot_kmigrated_passes"),
+        "kmigrated_full": d.get("pghot_kmigrated_full"),
+        "failed_migrations": d.get("pgmigrate_fail"),
+        "held_hot_pct": held_pct,
+        "t95_after_release_ms": after_release,
     }
 
 
@@ -243,7 +260,7 @@ def variant_rows(t, case, cols, out):
         cells = []
         for _, name, digits in cols:
             st = t.stat(k, s, case, name)
-            never = name in ("t50_ms", "t95_ms") and st is None
+            never = name in ("t50_ms", "t95_ms", "t95_after_release_ms") and st is None
             cells.append("never" if never else cell(st, digits))
         out.append(f"| {k}:{s} | " + " | ".join(cells) + " |")
     out.append("")
@@ -287,6 +304,13 @@ def write_md(t, runs, run_dir, png_ok):
             ("hot set on top at end %", "hot_on_top_pct", 1),
             ("precision", "precision", 3),
             ("cold pages promoted", "promoted_cold", 0)], out)
+        if any(r["hold"] for k, s in t.variants(case) for r in t.groups.get((k, s, case), [])):
+            out.append("#### While the top tier was held full, and after\n")
+            variant_rows(t, case, [
+                ("max hot set on top while held %", "held_hot_pct", 1),
+                ("t95 after release ms", "t95_after_release_ms", 0),
+                ("kmigrated CPU ms", "kmigrated_cpu_ms", 0),
+                ("kmigrated passes", "kmigrated_passes", 0)], out)
         notes = []
         for k, s in t.variants(case):
             if t.state(k, s, case) == "ok":
@@ -305,7 +329,10 @@ def write_md(t, runs, run_dir, png_ok):
             ("pghot records / promoted page", "records_per_promoted", 2),
             ("visited PFNs / promoted page", "visited_per_promoted", 1),
             ("NUMA hint faults", "numa_hint_faults", 0),
-            ("pages demoted", "demoted", 0)], out)
+            ("pages demoted", "demoted", 0),
+            ("kmigrated passes", "kmigrated_passes", 0),
+            ("passes stopped by a full node", "kmigrated_full", 0),
+            ("failed migrations", "failed_migrations", 0)], out)
         for k, s in t.variants(case):
             st = t.state(k, s, case)
             if st == "na":
@@ -330,7 +357,8 @@ CSV_FIELDS = ["kernel", "variant", "case", "rep", "status", "reason", "elapsed_u
               "timed_out", "pgpromote_success", "thp_migration_success", "t50_ms",
               "t95_ms", "hot_on_top_pct", "precision", "promoted_hot", "promoted_cold",
               "kmigrated_cpu_ms", "klruscand_cpu_ms", "records_per_promoted",
-              "visited_per_promoted", "numa_hint_faults", "demoted"]
+              "visited_per_promoted", "numa_hint_faults", "demoted", "kmigrated_passes",
+              "kmigrated_full", "failed_migrations", "held_hot_pct", "t95_after_release_ms"]
 
 
 def write_csv(runs, run_dir):

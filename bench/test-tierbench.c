@@ -331,6 +331,9 @@ static void test_parse(void)
 		{ "-L 10", 1 },
 		{ "--tlb-flush-ms 1001", 0 },
 		{ "-T 10", 0 },
+		{ "-K 20000", 1 },
+		{ "--hold-ms -1", 0 },
+		{ "--hold-ms 1s", 0 },
 		{ "-s 1 -H 0.0000001", 0 },
 		{ "--no-such-option", 0 },
 		{ "extra", 0 },
@@ -354,7 +357,7 @@ static void test_parse(void)
 	check(p.hot_frac == 0.1 && p.hot_share == 90, "parse_skewed_defaults");
 	parse_str("", &p, err, sizeof(err));
 	check(p.seed == 1 && p.slow_node == 2 && p.cpu_node == 0 && p.interval_ms == 100 &&
-	      p.hot_frac == 1 && p.fill_free_mib == -1, "parse_defaults");
+	      p.hot_frac == 1 && p.fill_free_mib == -1 && p.hold_ms == -1, "parse_defaults");
 }
 
 int main(void)

@@ -9,7 +9,8 @@
  *             [--slow-node N] [--cpu-node N] [--interval-ms N]
  *             [--timeout-ms N] [--store-pct PCT] [--fill-free-mib N]
  *             [--file PATH] [--allow-same-node] [--tlb-flush-ms N]
- *   (short forms: -m -p -s -H -S -t -a -r -n -c -i -T -w -F -f -A -L)
+ *             [--hold-ms N]
+ *   (short forms: -m -p -s -H -S -t -a -r -n -c -i -T -w -F -f -A -L -K)
  *
  * A buffer of --size-mib is put on the slow node: anon (MAP_POPULATE),
  * file (a file read into the page cache, then mapped MAP_SHARED |
@@ -45,6 +46,7 @@
  *   sample t_ms=T hot_top=X hot=H cold_top=Y cold=C
  *   result elapsed_us=.. elapsed_ms=.. timed_out=0|1 t50_ms=.. t95_ms=..
  *          hot_top=X hot=H cold_top=Y cold=C precision=P samples=N checksum=..
+ *   hold mib=M topups=T hold_ms=H released_ms=R    (with --hold-ms; see there)
  * t50/t95 are the first samples with 50%/95% of the hot set on a top tier
  * (-1: never); precision is the share of promoted pages that are hot (-1:
  * none promoted). Exit: 0 with a result line, 2 on bad input or a failed
@@ -292,6 +294,73 @@ static void fill_top_tier(void)
 	fflush(stdout);
 }
 
+/*
+ * --hold-ms: a top tier that can take no page for a while. Every other
+ * node with CPUs gets locked memory, 1 MiB at a time, until its free
+ * memory is at or below its high watermark (before the clock starts);
+ * then a thread takes back every 20 ms whatever kswapd freed there, until
+ * --hold-ms after the accesses started, and frees it all. Locked memory
+ * cannot be demoted or swapped: while the hold lasts nothing can be
+ * promoted and the kernel cannot make room, and after it promotion must
+ * resume. (tests/guest/hold-node.c does the same for the guest tests.)
+ */
+#define HOLD_STEP (1L << 20)
+#define HOLD_MAX 8192
+static void *held[HOLD_MAX];
+static long n_held, hold_topups, hold_released_ms = -1, t0_us;
+
+/* Lock memory on every top node above its high watermark; steps taken. */
+static long hold_top_up(void)
+{
+	long added = 0;
+	int node;
+
+	for (node = 0; node <= numa_max_node(); node++) {
+		struct bitmask *cpus = numa_allocate_cpumask();
+		long long fr = 0, high;
+		int has_cpu;
+
+		numa_node_to_cpus(node, cpus);
+		has_cpu = numa_bitmask_weight(cpus) > 0;
+		numa_free_cpumask(cpus);
+		if (!has_cpu || node == P.slow_node || numa_node_size64(node, &fr) <= 0)
+			continue;
+		high = high_wmark_bytes(node);
+		bind_to(node);
+		while (fr > high && n_held < HOLD_MAX) {
+			void *p = mmap(NULL, HOLD_STEP, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p == MAP_FAILED)
+				fatal("holding node %d: cannot map 1 MiB more: %s", node, strerror(errno));
+			madvise(p, HOLD_STEP, MADV_NOHUGEPAGE);
+			if (mlock(p, HOLD_STEP))
+				fatal("holding node %d: cannot lock 1 MiB more: %s", node, strerror(errno));
+			held[n_held++] = p;
+			added++;
+			numa_node_size64(node, &fr);
+		}
+		unbind();
+	}
+	return added;
+}
+
+static void *holder(void *arg)
+{
+	struct timespec tick = { 0, 20 * 1000000L };
+
+	(void)arg;
+	while (now_us() - t0_us < P.hold_ms * 1000 && !atomic_load(&stop) &&
+	       atomic_load(&done_threads) < P.threads) {
+		hold_topups += hold_top_up();
+		nanosleep(&tick, NULL);
+	}
+	hold_released_ms = (now_us() - t0_us) / 1000;
+	while (n_held > 0)
+		munmap(held[--n_held], HOLD_STEP);
+	return NULL;
+}
+
 static void pin_to_node(int node, int invert)
 {
 	struct bitmask *cpus = numa_allocate_cpumask();
@@ -399,7 +468,8 @@ int main(int argc, char **argv)
 {
 	char err[256];
 	long t, i, setup_us, elapsed_us, hot;
-	pthread_t *tids, flush_tid;
+	pthread_t *tids, flush_tid, hold_tid;
+	long hold_mib = 0;
 	struct tlb_turnover tt;
 	struct sampler sp = { 0 };
 	int timed_out = 0, thp = 0;
@@ -444,6 +514,8 @@ int main(int argc, char **argv)
 		thp = thp_backed(buf);
 	if (P.fill_free_mib >= 0)
 		fill_top_tier();
+	if (P.hold_ms >= 0)
+		hold_mib = hold_top_up();
 	printf("setup mode=%s pattern=%s pages=%ld hot=%ld cold=%ld threads=%d "
 	       "accesses=%ld seed=%llu slow=%d cpu_node=%d store_pct=%d hot_share=%g "
 	       "tlb_flush_ms=%ld thp=%d setup_ms=%ld\n",
@@ -463,7 +535,9 @@ int main(int argc, char **argv)
 			fatal("pthread_create failed");
 	if (P.tlb_flush_ms && pthread_create(&flush_tid, NULL, flusher, &tt))
 		fatal("pthread_create failed");
-	sp.t0_us = now_us();
+	sp.t0_us = t0_us = now_us();
+	if (P.hold_ms >= 0 && pthread_create(&hold_tid, NULL, holder, NULL))
+		fatal("pthread_create failed");
 	atomic_store(&go, 1);
 	take_sample(&sp);
 	for (;;) {
@@ -486,6 +560,11 @@ int main(int argc, char **argv)
 	if (P.tlb_flush_ms)
 		pthread_join(flush_tid, NULL);
 	take_sample(&sp);	/* where things ended */
+	if (P.hold_ms >= 0) {
+		pthread_join(hold_tid, NULL);
+		printf("hold mib=%ld topups=%ld hold_ms=%ld released_ms=%ld\n",
+		       hold_mib, hold_topups, P.hold_ms, hold_released_ms);
+	}
 
 	printf("result elapsed_us=%ld elapsed_ms=%ld timed_out=%d t50_ms=%ld t95_ms=%ld "
 	       "hot_top=%ld hot=%ld cold_top=%ld cold=%ld precision=%.4f samples=%ld "

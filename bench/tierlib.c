@@ -73,6 +73,7 @@ static const struct option longopts[] = {
 	{ "file", required_argument, NULL, 'f' },
 	{ "allow-same-node", no_argument, NULL, 'A' },
 	{ "tlb-flush-ms", required_argument, NULL, 'L' },
+	{ "hold-ms", required_argument, NULL, 'K' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -88,10 +89,11 @@ int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errle
 		.accesses = 4000000, .seed = 1, .slow_node = 2, .cpu_node = 0,
 		.interval_ms = 100, .timeout_ms = 300000, .store_pct = 50,
 		.fill_free_mib = -1, .file = "/root/tierbench.data",
+		.hold_ms = -1,
 	};
 	optind = 0;	/* glibc: start over, so the tests can parse again */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":m:p:s:H:S:t:a:r:n:c:i:T:w:F:f:AL:",
+	while ((opt = getopt_long(argc, argv, ":m:p:s:H:S:t:a:r:n:c:i:T:w:F:f:AL:K:",
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -182,6 +184,10 @@ int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errle
 		case 'L':
 			if (num(optarg, 0, 1000, &p->tlb_flush_ms))
 				return bad(err, errlen, "--tlb-flush-ms wants 0..1000, not '%s'", optarg);
+			break;
+		case 'K':
+			if (num(optarg, 0, 86400000, &p->hold_ms))
+				return bad(err, errlen, "--hold-ms wants 0..86400000, not '%s'", optarg);
 			break;
 		case ':':
 			return bad(err, errlen, "option '%s' wants a value", argv[optind - 1]);

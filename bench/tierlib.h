@@ -41,6 +41,8 @@ struct tb_params {
 	const char *file;
 	int same_node_ok;	/* host smoke test on a one-node machine */
 	long tlb_flush_ms;	/* 0, or flush our TLB this often (tlb-turnover.h) */
+	long hold_ms;		/* -1: no hold; else hold the top nodes at their
+				   high watermark with locked memory this long */
 };
 
 /*
