@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tierlib.h"
+#include "zoneinfo.h"
 
 static int n_test, n_failed;
 
@@ -271,13 +272,13 @@ static void test_zoneinfo(void)
 	FILE *f;
 
 	f = fmemopen((void *)zi, sizeof(zi) - 1, "r");
-	check(tb_node_high_wmark(f, 0) == 1048, "zoneinfo_high_sums_the_node_zones");
+	check(zoneinfo_high_wmark(f, 0) == 1048, "zoneinfo_high_sums_the_node_zones");
 	fclose(f);
 	f = fmemopen((void *)zi, sizeof(zi) - 1, "r");
-	check(tb_node_high_wmark(f, 1) == 7, "zoneinfo_high_of_another_node");
+	check(zoneinfo_high_wmark(f, 1) == 7, "zoneinfo_high_of_another_node");
 	fclose(f);
 	f = fmemopen((void *)zi, sizeof(zi) - 1, "r");
-	check(tb_node_high_wmark(f, 2) == -1, "zoneinfo_unknown_node_is_minus_1");
+	check(zoneinfo_high_wmark(f, 2) == -1, "zoneinfo_unknown_node_is_minus_1");
 	fclose(f);
 }
 

@@ -72,6 +72,7 @@
 #include "tierlib.h"
 #include "thp-backed.h"
 #include "tlb-turnover.h"
+#include "zoneinfo.h"
 
 #define HUGE_SZ (2UL << 20)
 
@@ -221,7 +222,7 @@ static long long high_wmark_bytes(int node)
 
 	if (!f)
 		fatal("cannot read /proc/zoneinfo: %s", strerror(errno));
-	pages = tb_node_high_wmark(f, node);
+	pages = zoneinfo_high_wmark(f, node);
 	fclose(f);
 	if (pages < 0)
 		fatal("node %d has no zone in /proc/zoneinfo", node);

@@ -360,22 +360,3 @@ double tb_precision(long hot_top, long cold_top)
 		return -1;
 	return (double)hot_top / (double)(hot_top + cold_top);
 }
-
-long tb_node_high_wmark(FILE *f, int node)
-{
-	char line[256], word[32];
-	long sum = -1, v;
-	int n, in_node = 0;
-
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d, zone", &n) == 1) {
-			in_node = n == node;
-			continue;
-		}
-		/* "high" alone: the per-CPU lists' "high:" is another thing */
-		if (in_node && sscanf(line, " %31s %ld", word, &v) == 2 &&
-		    !strcmp(word, "high"))
-			sum = (sum < 0 ? 0 : sum) + v;
-	}
-	return sum;
-}

@@ -125,10 +125,5 @@ long tb_time_to(const struct tb_sample *s, long n, long hot, int pct);
 /* Share of the promoted pages that are hot; -1 if nothing was promoted. */
 double tb_precision(long hot_top, long cold_top);
 
-/*
- * The sum of the "high" watermarks, in pages, of node @node's zones in a
- * /proc/zoneinfo text read from @f; -1 if the node has no zone there.
- */
-long tb_node_high_wmark(FILE *f, int node);
 
 #endif

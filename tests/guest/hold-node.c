@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zoneinfo.h"
+
 #define STEP (1L << 20)
 #define MAX_STEPS 4096
 
@@ -63,29 +65,18 @@ static long node_free_kib(int node)
 /* Sum of the "high" watermarks of NODE's zones, in KiB. */
 static long node_high_kib(int node)
 {
-	char line[256], word[32];
-	long sum = -1, v;
-	int n, in_node = 0;
 	FILE *f = fopen("/proc/zoneinfo", "r");
+	long pages;
 
 	if (!f)
 		die("/proc/zoneinfo");
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d, zone", &n) == 1) {
-			in_node = n == node;
-			continue;
-		}
-		/* "high" alone: the per-CPU lists' "high:" is another thing */
-		if (in_node && sscanf(line, " %31s %ld", word, &v) == 2 &&
-		    !strcmp(word, "high"))
-			sum = (sum < 0 ? 0 : sum) + v;
-	}
+	pages = zoneinfo_high_wmark(f, node);
 	fclose(f);
-	if (sum < 0) {
+	if (pages < 0) {
 		errno = ENOENT;
 		die("no zone of that node in /proc/zoneinfo");
 	}
-	return sum * (sysconf(_SC_PAGESIZE) / 1024);
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 int main(int argc, char **argv)
