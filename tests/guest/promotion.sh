@@ -7,8 +7,11 @@
 source "$(dirname "$0")/lib.sh"
 
 DEADLINE_MS=60000
-# issue 14: kmigrated visits at most this many records per promoted page
-VISITED_PER_PROMOTED_MAX=64
+# kmigrated visits only records that became ready: about one per promoted
+# page (1.0 in every config so far). Issue 14 asks for at most 64; a walk
+# of every record of a flagged section gave exactly 64.0 in the
+# rate-limited case (2 sections, 2 passes), so the bound is tighter.
+VISITED_PER_PROMOTED_MAX=8
 
 setup_numab2() {
 	echo 2 >/proc/sys/kernel/numa_balancing
