@@ -56,6 +56,41 @@ case_hot_set_promoted_by_scanning() {
 	[ "$(vmstat pghot_recorded_pgtscans)" -gt "$before_scan" ] || fail "pghot_recorded_pgtscans did not move"
 }
 
+# A page bound to the slow node with MPOL_BIND stays there, however hot the
+# scans find it: kmigrated promotes on behalf of nobody and must ask the
+# page's policy. Half of the hot set is bound; the other half, accessed
+# the same way by the same process, must be promoted, which shows that
+# the bound half had the chance.
+case_bound_pages_stay() {
+	local before_scan
+	only_pgtscans
+	before_scan=$(vmstat pghot_recorded_pgtscans)
+	promote_watch -m anon -n 2048 -B 1024 -c 0 -C 0 -T 10 -t "$DEADLINE_MS"
+	echo "promoted $PW_HOT_TOP/$PW_HOT free hot pages and $PW_BOUND_TOP/1024 bound ones in $PW_MS ms;" \
+		"pghot_recorded_pgtscans +$(($(vmstat pghot_recorded_pgtscans) - before_scan))"
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
+		fail "only $PW_HOT_TOP of $PW_HOT unbound hot pages promoted within ${DEADLINE_MS} ms"
+	[ "${PW_BOUND_TOP:-x}" = 0 ] || fail "$PW_BOUND_TOP pages bound to node 2 with MPOL_BIND were promoted"
+}
+
+# A huge page mapped by PTEs has 512 young entries after one touch. They
+# are one access to the folio: one scan must not make it hot (two accesses
+# in the window do). pte-thp checks that a scan saw the touch, watches the
+# folio for a while, then keeps touching it until it is promoted, which
+# shows that it could have been.
+case_pte_mapped_thp_not_hot_from_one_scan() {
+	local out once loop
+	only_pgtscans
+	out=$(/guest/bin/pte-thp -t "$DEADLINE_MS") || { echo "$out"; fail "pte-thp failed"; }
+	echo "$out"
+	grep -q '^setup .* large=1' <<<"$out" || fail "the folio was not a huge page mapped by PTEs"
+	once=$(grep '^once' <<<"$out") loop=$(grep '^loop' <<<"$out")
+	[ "$(sed -n 's/.* node=\([0-9-]*\).*/\1/p' <<<"$once")" = 2 ] ||
+		fail "one touch, seen by one scan, promoted the PTE-mapped huge page: $once"
+	[ "$(sed -n 's/.* node=\([0-9-]*\).*/\1/p' <<<"$loop")" != 2 ] ||
+		fail "the PTE-mapped huge page was not promoted while it was touched on every scan: $loop"
+}
+
 # With recording off klruscand must not scan: its CPU time over a fixed
 # interval, while a process keeps its pages busy, stays near zero.
 case_idle_when_recording_disabled() {

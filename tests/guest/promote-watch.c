@@ -5,7 +5,8 @@
  * node, and ask the kernel with move_pages() where the pages are.
  *
  *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
- *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-w] [-r]
+ *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-B BOUND]
+ *                 [-w] [-r]
  *
  * The hot and cold sets are allocated, touched once, and moved to
  * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
@@ -16,12 +17,15 @@
  * -r (the default for -m file: the kernel does not migrate dirty file
  * pages, so a written file page would never be promoted). With -T, the
  * loop also flushes its own TLB every FLUSH_MS ms, for page-table scans
- * under TCG (see tlb-turnover.h).
+ * under TCG (see tlb-turnover.h). With -B, the last BOUND pages of the hot
+ * set are bound to SLOW_NODE with mbind(MPOL_BIND) once they are there:
+ * they are accessed like the others but must stay, and they are counted
+ * apart (bound_top); hot= and hot_top= then count the other hot pages.
  *
  * Output, one line each, for the test scripts to check:
  *   setup mode=M hot=N cold=M slow=S thp=0|1 setup_ms=T
  *   sample ms=T hot_top=X cold_top=Y          (every 100 ms)
- *   result ms=T hot_top=X hot=N cold_top=Y cold=M data=ok|corrupt
+ *   result ms=T hot_top=X hot=N cold_top=Y cold=M bound_top=Z bound=B data=ok|corrupt
  * Exit status: 0 if the result line was printed and the data survived,
  * 1 if the data changed, 2 on a setup error.
  */
@@ -145,7 +149,8 @@ int main(int argc, char **argv)
 {
 	const char *mode = "anon", *path = "/root/promote-watch.data";
 	long hot = 2048, cold = 2048, timeout = 30000, i, t0, next, hot_top = 0,
-	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms;
+	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms,
+	     bound = 0, bound_top = 0, free_hot;
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0;
@@ -157,7 +162,7 @@ int main(int argc, char **argv)
 
 	start_ms = now_ms();
 	psz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:wr")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:wr")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': hot = atol(optarg); break;
@@ -167,6 +172,7 @@ int main(int argc, char **argv)
 		case 't': timeout = atol(optarg); break;
 		case 'f': path = optarg; break;
 		case 'T': flush_ms = atol(optarg); break;
+		case 'B': bound = atol(optarg); break;
 		case 'w': wait_all = 1; break;
 		case 'r': reads_only = 1; break;
 		default:
@@ -182,6 +188,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "promote-watch: -n, -c, -t and -T want positive numbers\n");
 		return 2;
 	}
+	if (bound < 0 || bound >= hot || (bound && strcmp(mode, "anon"))) {
+		fprintf(stderr, "promote-watch: -B wants fewer pages than -n, with -m anon\n");
+		return 2;
+	}
+	free_hot = hot - bound;
 	if (flush_ms && tlb_turnover_init(&tt))
 		die("mmap (TLB turnover)");
 	if (reads_only < 0)
@@ -229,6 +240,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "promote-watch: cold pages did not all move to node %d\n", slow);
 		return 2;
 	}
+	if (bound) {
+		unsigned long mask = 1UL << slow;
+
+		if (mbind(h + free_hot * psz, bound * psz, MPOL_BIND, &mask,
+			  sizeof(mask) * 8, 0))
+			die("mbind(MPOL_BIND)");
+	}
 	printf("setup mode=%s hot=%ld cold=%ld slow=%d thp=%d setup_ms=%ld\n", mode,
 	       hot, cold, slow, thp_backed(h), now_ms() - start_ms);
 	fflush(stdout);
@@ -258,13 +276,15 @@ int main(int argc, char **argv)
 		if (now_ms() < next)
 			continue;
 		next += 100;
-		hot_top = count_top(h, hot, slow, pages, status);
+		hot_top = count_top(h, free_hot, slow, pages, status);
 		cold_top = cold ? count_top(c, cold, slow, pages, status) : 0;
-		printf("sample ms=%ld hot_top=%ld cold_top=%ld\n", now_ms() - t0,
-		       hot_top, cold_top);
+		bound_top = bound ? count_top(h + free_hot * psz, bound, slow,
+					      pages, status) : 0;
+		printf("sample ms=%ld hot_top=%ld cold_top=%ld bound_top=%ld\n",
+		       now_ms() - t0, hot_top, cold_top, bound_top);
 		fflush(stdout);
 		if (now_ms() - t0 >= timeout ||
-		    (!wait_all && hot_top * 100 >= hot * 95))
+		    (!wait_all && hot_top * 100 >= free_hot * 95))
 			break;
 	}
 	/*
@@ -272,9 +292,9 @@ int main(int argc, char **argv)
 	 * kernel would rightly promote it before the caller reads the
 	 * counters. The hot set checks that promoted data survives.
 	 */
-	printf("result ms=%ld hot_top=%ld hot=%ld cold_top=%ld cold=%ld data=%s\n",
-	       now_ms() - t0, hot_top, hot, cold_top, cold,
-	       corrupt ? "corrupt" : "ok");
+	printf("result ms=%ld hot_top=%ld hot=%ld cold_top=%ld cold=%ld bound_top=%ld bound=%ld data=%s\n",
+	       now_ms() - t0, hot_top, free_hot, cold_top, cold, bound_top,
+	       bound, corrupt ? "corrupt" : "ok");
 	if (!strcmp(mode, "file")) {
 		char cpath[512];
 

@@ -81,4 +81,47 @@ case_thp_promoted() {
 	[ "$(vmstat thp_migration_success)" -gt "$before" ] || fail "no THP was migrated whole"
 }
 
+# A page bound to the slow node with MPOL_BIND is not promoted by its
+# hinting faults; the unbound half of the hot set, accessed the same way,
+# is, which shows that the bound half had the chance. Upstream mode 2
+# asks the policy in the fault handler; pghot must keep that.
+case_bound_pages_stay() {
+	setup_numab2
+	promote_watch -m anon -n 2048 -B 1024 -c 0 -t "$DEADLINE_MS"
+	echo "promoted $PW_HOT_TOP/$PW_HOT free hot pages and $PW_BOUND_TOP/1024 bound ones in $PW_MS ms"
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
+		fail "only $PW_HOT_TOP of $PW_HOT unbound hot pages promoted within ${DEADLINE_MS} ms"
+	[ "${PW_BOUND_TOP:-x}" = 0 ] || fail "$PW_BOUND_TOP pages bound to node 2 with MPOL_BIND were promoted"
+}
+
+# The promoted pages are counted in the memcg of the process that owns
+# them, in memory.stat, as upstream mode 2 counts its migrations from the
+# fault handler. kmigrated migrates on behalf of nobody, so it must batch
+# and count per memcg. Both counters must match the node-wide one.
+case_memcg_counts_promotions() {
+	local cg=/sys/fs/cgroup/promo-count before
+	setup_numab2
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p "$cg"
+	# shellcheck disable=SC2064 # the path is known now
+	trap "rmdir $cg 2>/dev/null || true" EXIT
+	before=$(vmstat pgpromote_success)
+	# the subshell moves itself into the memcg, then runs the workload
+	(echo $BASHPID >"$cg/cgroup.procs" && promote_watch -m anon -n 2048 -c 0 -t "$DEADLINE_MS" &&
+	 echo "$PW_HOT_TOP" >/tmp/memcg-hot-top) || fail "the workload failed in the memcg"
+	local node memcg_promote memcg_migrated
+	node=$(($(vmstat pgpromote_success) - before))
+	memcg_promote=$(awk '$1 == "pgpromote_success" { print $2 }' "$cg/memory.stat")
+	memcg_migrated=$(awk '$1 == "numa_pages_migrated" { print $2 }' "$cg/memory.stat")
+	echo "promoted $(cat /tmp/memcg-hot-top)/2048 hot pages; pgpromote_success: node-wide +$node," \
+		"memcg $memcg_promote; memcg numa_pages_migrated $memcg_migrated"
+	# it had the chance: pages were promoted
+	[ "$node" -gt 0 ] || fail "nothing was promoted"
+	[ "${memcg_promote:-0}" -gt 0 ] || fail "memory.stat pgpromote_success of the memcg did not move"
+	[ $((memcg_promote * 100)) -ge $((node * 95)) ] ||
+		fail "the memcg counted $memcg_promote promoted pages, the node $node"
+	[ "${memcg_migrated:-0}" -ge "$memcg_promote" ] ||
+		fail "memory.stat numa_pages_migrated ($memcg_migrated) is below pgpromote_success ($memcg_promote)"
+}
+
 ktap_main "$@"
