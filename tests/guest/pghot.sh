@@ -116,6 +116,27 @@ case_kmigrated_idle_never_wakes() {
 	[ "$after" = "$before" ] || fail "kmigrated2 woke up $((after - before)) times with nothing to do"
 }
 
+# Upstream mode 2 promotes every page that takes a hinting fault while the
+# top tier has plenty of free memory, which it has here: a page read once
+# in a minute is promoted like the hot set. With pghot recording hint
+# faults the hot threshold (time from the scan that armed the fault to the
+# fault) holds then too. promote-watch -o reads each cold page once, well
+# after the scan armed it, once the hot set is on top; the faults it
+# takes (once_faults) show that the pages had the chance.
+case_cold_pages_touched_once_stay() {
+	echo 2 >/proc/sys/kernel/numa_balancing
+	echo 1 >"$SYSCTL/pghot_record_hintfaults_enable"
+	promote_watch -m anon -n 2048 -c 1024 -o 4000 -t 60000
+	echo "hot pages promoted $PW_HOT_TOP/$PW_HOT; cold pages read once: $PW_COLD," \
+		"hint faults meanwhile $PW_ONCE_FAULTS, cold pages promoted $PW_COLD_TOP"
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
+		fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted"
+	[ "${PW_ONCE_FAULTS:-0}" -ge $((PW_COLD / 2)) ] ||
+		fail "reading $PW_COLD cold pages once took only ${PW_ONCE_FAULTS:-0} hint faults"
+	[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
+		fail "$PW_COLD_TOP of $PW_COLD cold pages read once were promoted"
+}
+
 # A hot page whose migration fails keeps its record: kmigrated tries it
 # again on a later pass, with no new access needed. splice-hold keeps a
 # pipe reference on each of 256 hot pages on node 2 while they are read

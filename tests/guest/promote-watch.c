@@ -6,7 +6,7 @@
  *
  *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
  *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-B BOUND]
- *                 [-w] [-r]
+ *                 [-o SPAN_MS] [-w] [-r]
  *
  * The hot and cold sets are allocated, touched once, and moved to
  * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
@@ -21,11 +21,18 @@
  * set are bound to SLOW_NODE with mbind(MPOL_BIND) once they are there:
  * they are accessed like the others but must stay, and they are counted
  * apart (bound_top); hot= and hot_top= then count the other hot pages.
+ * With -o, the cold set is touched once, a byte read from each page: 3 s
+ * after the hot set reached 95% (well past NUMA balancing's hot threshold,
+ * 1 s by default and 2 s at most as it adapts), one page after the other
+ * over SPAN_MS ms; the run ends 2 s after the last touch. The hint faults
+ * taken meanwhile (numa_hint_faults; the promoted hot set takes none in
+ * memory tiering mode) are printed as once_faults.
  *
  * Output, one line each, for the test scripts to check:
  *   setup mode=M hot=N cold=M slow=S thp=0|1 setup_ms=T
  *   sample ms=T hot_top=X cold_top=Y          (every 100 ms)
  *   result ms=T hot_top=X hot=N cold_top=Y cold=M bound_top=Z bound=B data=ok|corrupt
+ *   once touched=K once_faults=F             (with -o)
  * Exit status: 0 if the result line was printed and the data survived,
  * 1 if the data changed, 2 on a setup error.
  */
@@ -61,6 +68,21 @@ static long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static long vmstat(const char *name)
+{
+	char key[64];
+	long v, found = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		die("/proc/vmstat");
+	while (fscanf(f, "%63s %ld", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
 }
 
 /* Map @bytes for mode @mode; file mappings are MAP_SHARED on @path. */
@@ -150,10 +172,11 @@ int main(int argc, char **argv)
 	const char *mode = "anon", *path = "/root/promote-watch.data";
 	long hot = 2048, cold = 2048, timeout = 30000, i, t0, next, hot_top = 0,
 	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms,
-	     bound = 0, bound_top = 0, free_hot;
+	     bound = 0, bound_top = 0, free_hot, once_span = -1, once_start = -1,
+	     touched = 0, faults0 = 0;
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
-	unsigned long sum = 0;
+	unsigned long sum = 0, csum = 0;
 	int *nodes, *status;
 	void **pages;
 	char *h, *c;
@@ -162,7 +185,7 @@ int main(int argc, char **argv)
 
 	start_ms = now_ms();
 	psz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:wr")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:wr")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': hot = atol(optarg); break;
@@ -173,6 +196,7 @@ int main(int argc, char **argv)
 		case 'f': path = optarg; break;
 		case 'T': flush_ms = atol(optarg); break;
 		case 'B': bound = atol(optarg); break;
+		case 'o': once_span = atol(optarg); break;
 		case 'w': wait_all = 1; break;
 		case 'r': reads_only = 1; break;
 		default:
@@ -193,6 +217,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	free_hot = hot - bound;
+	if (once_span != -1 && (once_span <= 0 || !cold)) {
+		fprintf(stderr, "promote-watch: -o wants a positive span and a cold set\n");
+		return 2;
+	}
 	if (flush_ms && tlb_turnover_init(&tt))
 		die("mmap (TLB turnover)");
 	if (reads_only < 0)
@@ -269,6 +297,14 @@ int main(int argc, char **argv)
 		if (reads_only && sum)
 			corrupt = 1; /* the hot set was written as zeroes */
 		round++;
+		/* -o: touch the next cold page once when its time has come */
+		if (once_start >= 0 && touched < cold &&
+		    now_ms() >= once_start + touched * once_span / cold) {
+			if (!touched)
+				faults0 = vmstat("numa_hint_faults");
+			csum += *(volatile unsigned char *)(c + touched * psz);
+			touched++;
+		}
 		if (flush_ms && now_ms() >= next_flush) {
 			tlb_turnover(&tt);
 			next_flush = now_ms() + flush_ms;
@@ -283,8 +319,17 @@ int main(int argc, char **argv)
 		printf("sample ms=%ld hot_top=%ld cold_top=%ld bound_top=%ld\n",
 		       now_ms() - t0, hot_top, cold_top, bound_top);
 		fflush(stdout);
-		if (now_ms() - t0 >= timeout ||
-		    (!wait_all && hot_top * 100 >= free_hot * 95))
+		if (now_ms() - t0 >= timeout)
+			break;
+		if (once_span > 0) {
+			if (once_start < 0 && hot_top * 100 >= free_hot * 95)
+				once_start = now_ms() + 3000;
+			if (touched == cold &&
+			    now_ms() >= once_start + once_span + 2000)
+				break;
+			continue;
+		}
+		if (!wait_all && hot_top * 100 >= free_hot * 95)
 			break;
 	}
 	/*
@@ -295,6 +340,9 @@ int main(int argc, char **argv)
 	printf("result ms=%ld hot_top=%ld hot=%ld cold_top=%ld cold=%ld bound_top=%ld bound=%ld data=%s\n",
 	       now_ms() - t0, hot_top, free_hot, cold_top, cold, bound_top,
 	       bound, corrupt ? "corrupt" : "ok");
+	if (once_span > 0)
+		printf("once touched=%ld once_faults=%ld sum=%lu\n", touched,
+		       touched ? vmstat("numa_hint_faults") - faults0 : 0, csum);
 	if (!strcmp(mode, "file")) {
 		char cpath[512];
 
