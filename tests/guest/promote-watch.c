@@ -49,41 +49,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "thp-backed.h"
 #include "tlb-turnover.h"
 
 #define HUGE_SZ (2UL << 20)
 
 static long psz;
-
-static void die(const char *what)
-{
-	fprintf(stderr, "promote-watch: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static long vmstat(const char *name)
-{
-	char key[64];
-	long v, found = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		die("/proc/vmstat");
-	while (fscanf(f, "%63s %ld", key, &v) == 2)
-		if (!strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
 
 /* Map @bytes for mode @mode; file mappings are MAP_SHARED on @path. */
 static char *map_region(const char *mode, size_t bytes, const char *path)

@@ -37,41 +37,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "tlb-turnover.h"
 
 #define HUGE_SZ (2UL << 20)
 #define KPF_THP 22
 
 static long psz;
-
-static void die(const char *what)
-{
-	fprintf(stderr, "pte-thp: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static long vmstat(const char *name)
-{
-	char key[64];
-	long v, found = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		die("/proc/vmstat");
-	while (fscanf(f, "%63s %ld", key, &v) == 2)
-		if (!strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
 
 /* The node of the page at @p, as move_pages() reports it. */
 static int node_of(void *p)

@@ -33,34 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "splice-hold: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static long vmstat(const char *name)
-{
-	char key[64];
-	long v, found = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		die("/proc/vmstat");
-	while (fscanf(f, "%63s %ld", key, &v) == 2)
-		if (!strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
+#include "helpers.h"
 
 /* Pages of @p not on @slow; with @to, move them all there first. */
 static long place(char *p, long n, long psz, int slow, int to)
