@@ -73,6 +73,27 @@ case_bound_pages_stay() {
 	[ "${PW_BOUND_TOP:-x}" = 0 ] || fail "$PW_BOUND_TOP pages bound to node 2 with MPOL_BIND were promoted"
 }
 
+# A scan sees a page at most once per pass, so counting its sightings
+# over the whole frequency window (5 s) makes a page read once every 4 s,
+# 8 passes apart at the default interval, as hot as the hot set. Only
+# sightings in passes close to each other may count. promote-watch -o 4000
+# -R 3 reads each cold page three times, 4 s apart, once the hot set is
+# on top; once_recorded shows that the scans saw the reads.
+case_sparse_touches_stay() {
+	only_pgtscans
+	scan_timeline_start
+	promote_watch -m anon -n 2048 -c 1024 -C 0 -T 10 -o 4000 -R 3 -t "$DEADLINE_MS"
+	scan_timeline_stop
+	echo "hot pages promoted $PW_HOT_TOP/$PW_HOT; cold pages read 3 times 4 s apart: $PW_COLD," \
+		"accesses recorded meanwhile $PW_ONCE_RECORDED, cold pages promoted $PW_COLD_TOP"
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
+		fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted"
+	[ "${PW_ONCE_RECORDED:-0}" -ge $((PW_COLD * 2)) ] ||
+		fail "the scans recorded only ${PW_ONCE_RECORDED:-0} accesses for $((PW_COLD * 3)) reads of cold pages"
+	[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
+		fail "$PW_COLD_TOP of $PW_COLD cold pages read every 4 s were promoted"
+}
+
 # A huge page mapped by PTEs has 512 young entries after one touch. They
 # are one access to the folio: one scan must not make it hot (two accesses
 # in the window do). pte-thp checks that a scan saw the touch, watches the

@@ -6,7 +6,7 @@
  *
  *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
  *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-B BOUND]
- *                 [-o SPAN_MS] [-w] [-r]
+ *                 [-o SPAN_MS [-R ROUNDS]] [-w] [-r]
  *
  * The hot and cold sets are allocated, touched once, and moved to
  * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
@@ -26,13 +26,18 @@
  * 1 s by default and 2 s at most as it adapts), one page after the other
  * over SPAN_MS ms; the run ends 2 s after the last touch. The hint faults
  * taken meanwhile (numa_hint_faults; the promoted hot set takes none in
- * memory tiering mode) are printed as once_faults.
+ * memory tiering mode) are printed as once_faults, and the accesses pghot
+ * recorded meanwhile (pghot_recorded_accesses, -1 without pghot: it counts
+ * only pages of lower tier nodes, so hardly any of the promoted hot set)
+ * as once_recorded. With -R, the cold set is touched that way ROUNDS
+ * times, round after round, so that each cold page is read every SPAN_MS
+ * ms, ROUNDS times in all.
  *
  * Output, one line each, for the test scripts to check:
  *   setup mode=M hot=N cold=M slow=S thp=0|1 setup_ms=T
  *   sample ms=T hot_top=X cold_top=Y          (every 100 ms)
  *   result ms=T hot_top=X hot=N cold_top=Y cold=M bound_top=Z bound=B data=ok|corrupt
- *   once touched=K once_faults=F             (with -o)
+ *   once touched=K rounds=R once_faults=F once_recorded=A   (with -o)
  * Exit status: 0 if the result line was printed and the data survived,
  * 1 if the data changed, 2 on a setup error.
  */
@@ -145,7 +150,7 @@ int main(int argc, char **argv)
 	long hot = 2048, cold = 2048, timeout = 30000, i, t0, next, hot_top = 0,
 	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms,
 	     bound = 0, bound_top = 0, free_hot, once_span = -1, once_start = -1,
-	     touched = 0, faults0 = 0;
+	     touched = 0, faults0 = 0, rec0 = 0, rounds = 1;
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0, csum = 0;
@@ -157,7 +162,7 @@ int main(int argc, char **argv)
 
 	start_ms = now_ms();
 	psz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:wr")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:wr")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': hot = atol(optarg); break;
@@ -169,6 +174,7 @@ int main(int argc, char **argv)
 		case 'T': flush_ms = atol(optarg); break;
 		case 'B': bound = atol(optarg); break;
 		case 'o': once_span = atol(optarg); break;
+		case 'R': rounds = atol(optarg); break;
 		case 'w': wait_all = 1; break;
 		case 'r': reads_only = 1; break;
 		default:
@@ -191,6 +197,10 @@ int main(int argc, char **argv)
 	free_hot = hot - bound;
 	if (once_span != -1 && (once_span <= 0 || !cold)) {
 		fprintf(stderr, "promote-watch: -o wants a positive span and a cold set\n");
+		return 2;
+	}
+	if (rounds < 1 || rounds > 100 || (rounds > 1 && once_span == -1)) {
+		fprintf(stderr, "promote-watch: -R wants 1 to 100 rounds, with -o\n");
 		return 2;
 	}
 	if (flush_ms && tlb_turnover_init(&tt))
@@ -269,12 +279,15 @@ int main(int argc, char **argv)
 		if (reads_only && sum)
 			corrupt = 1; /* the hot set was written as zeroes */
 		round++;
-		/* -o: touch the next cold page once when its time has come */
-		if (once_start >= 0 && touched < cold &&
-		    now_ms() >= once_start + touched * once_span / cold) {
-			if (!touched)
+		/* -o: touch the next cold page when its time has come */
+		if (once_start >= 0 && touched < cold * rounds &&
+		    now_ms() >= once_start + touched / cold * once_span +
+				(touched % cold) * once_span / cold) {
+			if (!touched) {
 				faults0 = vmstat("numa_hint_faults");
-			csum += *(volatile unsigned char *)(c + touched * psz);
+				rec0 = vmstat("pghot_recorded_accesses");
+			}
+			csum += *(volatile unsigned char *)(c + (touched % cold) * psz);
 			touched++;
 		}
 		if (flush_ms && now_ms() >= next_flush) {
@@ -296,8 +309,8 @@ int main(int argc, char **argv)
 		if (once_span > 0) {
 			if (once_start < 0 && hot_top * 100 >= free_hot * 95)
 				once_start = now_ms() + 3000;
-			if (touched == cold &&
-			    now_ms() >= once_start + once_span + 2000)
+			if (touched == cold * rounds &&
+			    now_ms() >= once_start + rounds * once_span + 2000)
 				break;
 			continue;
 		}
@@ -313,8 +326,11 @@ int main(int argc, char **argv)
 	       now_ms() - t0, hot_top, free_hot, cold_top, cold, bound_top,
 	       bound, corrupt ? "corrupt" : "ok");
 	if (once_span > 0)
-		printf("once touched=%ld once_faults=%ld sum=%lu\n", touched,
-		       touched ? vmstat("numa_hint_faults") - faults0 : 0, csum);
+		printf("once touched=%ld rounds=%ld once_faults=%ld once_recorded=%ld sum=%lu\n",
+		       touched, rounds,
+		       touched ? vmstat("numa_hint_faults") - faults0 : 0,
+		       rec0 < 0 ? -1 : vmstat("pghot_recorded_accesses") - rec0,
+		       csum);
 	if (!strcmp(mode, "file")) {
 		char cpath[512];
 
