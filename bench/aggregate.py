@@ -30,8 +30,9 @@ CASES = {
             "above their high watermark, skewed accesses; promoting most of the "
             "hot set needs demotion, and the rate limit and hot threshold decide",
     "held": "top tier held full: nodes 0-1 kept at their high watermark with "
-            "locked memory for the first 10 s (nothing can be promoted or "
-            "demoted), then freed; skewed accesses",
+            "locked memory for the first 10 s, demotion off (nothing can be "
+            "promoted, except into node 0's DMA zone, about 11 MiB), then "
+            "freed; a 32 MiB hot set, skewed accesses",
 }
 SOURCES = ["NUMAB0", "NUMAB2", "pgtscan", "hwhints"]
 TCG_NOTE = ("Under QEMU TCG every node's memory is equally fast, so the time "

@@ -133,6 +133,10 @@ while read -r variant case rep rate args; do
 	put vm/drop_caches 3
 	put vm/compact_memory 1
 	set_variant "$variant"
+	# held: the kernel must not make room by demoting (see bench/run)
+	if [ -w "$DEMOTION" ]; then
+		if [ "$case" = held ]; then echo false >"$DEMOTION"; else echo true >"$DEMOTION"; fi
+	fi
 	{
 		echo "meta kernel=$kernel variant=$variant case=$case rep=$rep clk_tck=$clk_tck" \
 			"numa_balancing=$(get kernel/numa_balancing)" \
@@ -163,5 +167,6 @@ while read -r variant case rep rate args; do
 	sync
 done <"$share/plan"
 put "$(rate_knob)" "$default_rate"
+[ -w "$DEMOTION" ] && echo true >"$DEMOTION"
 echo "bench: kernel $kernel done, $n runs, $failed failed"
 [ "$failed" = 0 ]
