@@ -94,6 +94,32 @@ case_sparse_touches_stay() {
 		fail "$PW_COLD_TOP of $PW_COLD cold pages read every 4 s were promoted"
 }
 
+# A record keeps the time of its last access modulo a clock of a few
+# frequency windows (the 1-byte record's: 32 buckets of at most 1/8
+# window), so a record left alone for a turn of that clock looks recent
+# again, and its old count goes on with the next access. With a 1 s window
+# (a 4.1 s clock for the 1-byte record, at HZ=250) each cold page is seen
+# on two passes 0.7 s apart, then read again 4.8 s later: that sighting
+# must start a new count, not complete the old one, whatever the record
+# size. once_recorded shows that the scans saw the reads.
+case_stale_records_do_not_count() {
+	local win
+	only_pgtscans
+	win=$(cat "$SYSCTL/pghot_promote_freq_window_ms")
+	# shellcheck disable=SC2064 # restore the value read now
+	trap "echo $win >$SYSCTL/pghot_promote_freq_window_ms" EXIT
+	echo 1000 >"$SYSCTL/pghot_promote_freq_window_ms"
+	promote_watch -m anon -n 2048 -c 1024 -C 0 -T 10 -o 200 -R 3 -G 700,4800 -t "$DEADLINE_MS"
+	echo "hot pages promoted $PW_HOT_TOP/$PW_HOT; cold pages read 0.7 s and then 4.8 s apart: $PW_COLD," \
+		"accesses recorded meanwhile $PW_ONCE_RECORDED, cold pages promoted $PW_COLD_TOP"
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
+		fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted"
+	[ "${PW_ONCE_RECORDED:-0}" -ge $((PW_COLD * 2)) ] ||
+		fail "the scans recorded only ${PW_ONCE_RECORDED:-0} accesses for $((PW_COLD * 3)) reads of cold pages"
+	[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
+		fail "$PW_COLD_TOP of $PW_COLD cold pages were promoted: a stale record counted"
+}
+
 # A huge page mapped by PTEs has 512 young entries after one touch. They
 # are one access to the folio: one scan must not make it hot (two accesses
 # in the window do). pte-thp checks that a scan saw the touch, watches the

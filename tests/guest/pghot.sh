@@ -97,15 +97,25 @@ ctxt_switches() { awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print 
 # With no source reporting, kmigrated has nothing to do and must not wake
 # up at all: it sleeps until a page of its node becomes ready. (It used to
 # poll ten times a second, which the window below would show as about 30
-# context switches.) No access is recorded during the window, or it says
+# context switches.) Until the node's last records are stale (three
+# frequency windows after their last access) it also wakes every half
+# window to clear them, so the window is first cut to 100 ms, and the
+# records left by earlier cases are all stale and cleared 2 s later
+# (three windows and a half, and one turn of the 1-byte record's new
+# clock, 0.5 s). No access is recorded during the 3 s window, or it says
 # so: then the thread had a reason to run.
 case_kmigrated_idle_never_wakes() {
-	local pid before after rec
+	local pid before after rec win
 	echo 0 >/proc/sys/kernel/numa_balancing
 	echo 0 >"$SYSCTL/pghot_record_hwhints_enable"
 	echo 0 >"$SYSCTL/pghot_record_pgtscans_enable"
 	echo 0 >"$SYSCTL/pghot_record_hintfaults_enable"
+	win=$(cat "$SYSCTL/pghot_promote_freq_window_ms")
+	# shellcheck disable=SC2064 # restore the value read now
+	trap "echo $win >$SYSCTL/pghot_promote_freq_window_ms" EXIT
+	echo 100 >"$SYSCTL/pghot_promote_freq_window_ms"
 	pid=$(pgrep -x kmigrated2) || fail "no kmigrated2 thread"
+	sleep 2 # records go stale by definition after this time (see above)
 	rec=$(vmstat pghot_recorded_accesses)
 	before=$(ctxt_switches "$pid")
 	sleep 3

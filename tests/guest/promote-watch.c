@@ -6,7 +6,7 @@
  *
  *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
  *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-B BOUND]
- *                 [-o SPAN_MS [-R ROUNDS]] [-w] [-r]
+ *                 [-o SPAN_MS [-R ROUNDS] [-G GAP_MS,...]] [-w] [-r]
  *
  * The hot and cold sets are allocated, touched once, and moved to
  * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
@@ -31,7 +31,9 @@
  * only pages of lower tier nodes, so hardly any of the promoted hot set)
  * as once_recorded. With -R, the cold set is touched that way ROUNDS
  * times, round after round, so that each cold page is read every SPAN_MS
- * ms, ROUNDS times in all.
+ * ms, ROUNDS times in all. With -G, round k + 1 starts the k-th GAP_MS
+ * after round k (one gap per round after the first, each at least
+ * SPAN_MS), instead of SPAN_MS after it.
  *
  * Output, one line each, for the test scripts to check:
  *   setup mode=M hot=N cold=M slow=S thp=0|1 setup_ms=T
@@ -61,6 +63,7 @@
 #define HUGE_SZ (2UL << 20)
 
 static long psz;
+static long round_at[100];
 
 /* Map @bytes for mode @mode; file mappings are MAP_SHARED on @path. */
 static char *map_region(const char *mode, size_t bytes, const char *path)
@@ -150,7 +153,8 @@ int main(int argc, char **argv)
 	long hot = 2048, cold = 2048, timeout = 30000, i, t0, next, hot_top = 0,
 	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms,
 	     bound = 0, bound_top = 0, free_hot, once_span = -1, once_start = -1,
-	     touched = 0, faults0 = 0, rec0 = 0, rounds = 1;
+	     touched = 0, faults0 = 0, rec0 = 0, rounds = 1, gaps[100] = { 0 },
+	     ngaps = 0;
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0, csum = 0;
@@ -162,7 +166,7 @@ int main(int argc, char **argv)
 
 	start_ms = now_ms();
 	psz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:wr")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:G:wr")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': hot = atol(optarg); break;
@@ -175,6 +179,19 @@ int main(int argc, char **argv)
 		case 'B': bound = atol(optarg); break;
 		case 'o': once_span = atol(optarg); break;
 		case 'R': rounds = atol(optarg); break;
+		case 'G': {
+			char *p = optarg, *end;
+
+			for (ngaps = 0; ngaps < 100 && *p; ngaps++) {
+				gaps[ngaps] = strtol(p, &end, 10);
+				if (end == p || (*end && *end != ','))
+					break;
+				p = *end ? end + 1 : end;
+			}
+			if (*p)
+				ngaps = -1;
+			break;
+		}
 		case 'w': wait_all = 1; break;
 		case 'r': reads_only = 1; break;
 		default:
@@ -203,6 +220,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "promote-watch: -R wants 1 to 100 rounds, with -o\n");
 		return 2;
 	}
+	if (ngaps && (ngaps != rounds - 1 || once_span == -1)) {
+		fprintf(stderr, "promote-watch: -G wants one gap per round after the first (-R), with -o\n");
+		return 2;
+	}
+	for (i = 0; i < ngaps; i++) {
+		if (gaps[i] < once_span) {
+			fprintf(stderr, "promote-watch: -G gaps must be at least the -o span\n");
+			return 2;
+		}
+	}
+	/* round_at[k]: when round k starts, from the start of the first */
+	for (i = 0; i < rounds; i++)
+		round_at[i] = i ? round_at[i - 1] + (ngaps ? gaps[i - 1] : once_span) : 0;
 	if (flush_ms && tlb_turnover_init(&tt))
 		die("mmap (TLB turnover)");
 	if (reads_only < 0)
@@ -281,7 +311,7 @@ int main(int argc, char **argv)
 		round++;
 		/* -o: touch the next cold page when its time has come */
 		if (once_start >= 0 && touched < cold * rounds &&
-		    now_ms() >= once_start + touched / cold * once_span +
+		    now_ms() >= once_start + round_at[touched / cold] +
 				(touched % cold) * once_span / cold) {
 			if (!touched) {
 				faults0 = vmstat("numa_hint_faults");
@@ -310,7 +340,7 @@ int main(int argc, char **argv)
 			if (once_start < 0 && hot_top * 100 >= free_hot * 95)
 				once_start = now_ms() + 3000;
 			if (touched == cold * rounds &&
-			    now_ms() >= once_start + rounds * once_span + 2000)
+			    now_ms() >= once_start + round_at[rounds - 1] + once_span + 2000)
 				break;
 			continue;
 		}
