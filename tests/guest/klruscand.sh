@@ -146,8 +146,10 @@ case_pte_mapped_thp_not_hot_from_one_scan() {
 # each would cost at least 1,280 tables; the tables in use meanwhile (the
 # hot page's, and the stacks and code of the processes in the memcg: the
 # shell running this, about 17 a pass) cost far less than half of that.
-# klruscand_passes shows that the passes ran.
-passes_past() { [ "$(vmstat klruscand_passes)" -ge "$1" ]; }
+# The passes counter (debugfs) shows that the passes ran.
+# klruscand's counters in debugfs (0 if absent)
+scan_count() { cat "/sys/kernel/debug/klruscand/$1" 2>/dev/null || echo 0; }
+passes_past() { [ "$(scan_count passes)" -ge "$1" ]; }
 case_idle_tables_not_walked() {
 	local hog p0 t0 p1 t1 pw
 	only_pgtscans
@@ -156,10 +158,10 @@ case_idle_tables_not_walked() {
 	hog=$!
 	# setup done, and two passes since: the first walks saw the tables used
 	wait_for 120 grep -q '^setup' "$pw" || { cat "$pw"; fail "promote-watch did not set up"; }
-	wait_for 60 passes_past $(($(vmstat klruscand_passes) + 2)) || fail "klruscand made no pass in 60 s"
-	p0=$(vmstat klruscand_passes) t0=$(vmstat klruscand_pte_tables)
+	wait_for 60 passes_past $(($(scan_count passes) + 2)) || fail "klruscand made no pass in 60 s"
+	p0=$(scan_count passes) t0=$(scan_count pte_tables)
 	wait_for 60 passes_past $((p0 + 10)) || fail "klruscand made fewer than 10 passes in 60 s"
-	p1=$(vmstat klruscand_passes) t1=$(vmstat klruscand_pte_tables)
+	p1=$(scan_count passes) t1=$(scan_count pte_tables)
 	kill "$hog" 2>/dev/null || true
 	wait "$hog" 2>/dev/null || true # killed: status 143
 	rm -f "$pw"
