@@ -73,6 +73,21 @@ case_bound_pages_stay() {
 	[ "${PW_BOUND_TOP:-x}" = 0 ] || fail "$PW_BOUND_TOP pages bound to node 2 with MPOL_BIND were promoted"
 }
 
+# After promote_watch -o ... -R 3: the hot set went up, the scans saw most
+# of the three reads of each cold page (once_recorded: every hot page is
+# on top by then, so the records are the cold pages'), and the cold pages,
+# read as $1, stayed.
+cold_reads_stayed() {
+	echo "hot pages promoted $PW_HOT_TOP/$PW_HOT; cold pages $1: $PW_COLD," \
+		"accesses recorded meanwhile $PW_ONCE_RECORDED, cold pages promoted $PW_COLD_TOP"
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
+		fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted"
+	[ "${PW_ONCE_RECORDED:-0}" -ge $((PW_COLD * 2)) ] ||
+		fail "the scans recorded only ${PW_ONCE_RECORDED:-0} accesses for $((PW_COLD * 3)) reads of cold pages"
+	[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
+		fail "$PW_COLD_TOP of $PW_COLD cold pages $1 were promoted"
+}
+
 # A scan sees a page at most once per pass, so counting its sightings
 # over the whole frequency window (5 s) makes a page read once every 4 s,
 # 8 passes apart at the default interval, as hot as the hot set. Only
@@ -84,14 +99,7 @@ case_sparse_touches_stay() {
 	scan_timeline_start
 	promote_watch -m anon -n 2048 -c 1024 -C 0 -T 10 -o 4000 -R 3 -t "$DEADLINE_MS"
 	scan_timeline_stop
-	echo "hot pages promoted $PW_HOT_TOP/$PW_HOT; cold pages read 3 times 4 s apart: $PW_COLD," \
-		"accesses recorded meanwhile $PW_ONCE_RECORDED, cold pages promoted $PW_COLD_TOP"
-	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
-		fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted"
-	[ "${PW_ONCE_RECORDED:-0}" -ge $((PW_COLD * 2)) ] ||
-		fail "the scans recorded only ${PW_ONCE_RECORDED:-0} accesses for $((PW_COLD * 3)) reads of cold pages"
-	[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
-		fail "$PW_COLD_TOP of $PW_COLD cold pages read every 4 s were promoted"
+	cold_reads_stayed "read 3 times 4 s apart"
 }
 
 # A record keeps the time of its last access modulo a clock of a few
@@ -110,14 +118,7 @@ case_stale_records_do_not_count() {
 	trap "echo $win >$SYSCTL/pghot_promote_freq_window_ms" EXIT
 	echo 1000 >"$SYSCTL/pghot_promote_freq_window_ms"
 	promote_watch -m anon -n 2048 -c 1024 -C 0 -T 10 -o 200 -R 3 -G 700,4800 -t "$DEADLINE_MS"
-	echo "hot pages promoted $PW_HOT_TOP/$PW_HOT; cold pages read 0.7 s and then 4.8 s apart: $PW_COLD," \
-		"accesses recorded meanwhile $PW_ONCE_RECORDED, cold pages promoted $PW_COLD_TOP"
-	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
-		fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted"
-	[ "${PW_ONCE_RECORDED:-0}" -ge $((PW_COLD * 2)) ] ||
-		fail "the scans recorded only ${PW_ONCE_RECORDED:-0} accesses for $((PW_COLD * 3)) reads of cold pages"
-	[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
-		fail "$PW_COLD_TOP of $PW_COLD cold pages were promoted: a stale record counted"
+	cold_reads_stayed "read 0.7 s and then 4.8 s apart"
 }
 
 # A huge page mapped by PTEs has 512 young entries after one touch. They
