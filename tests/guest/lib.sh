@@ -84,6 +84,8 @@ promote_watch() {
 	PW_BOUND_TOP=$(sed -n 's/.* bound_top=\([0-9]*\).*/\1/p' <<<"$line")
 	PW_ONCE_FAULTS=$(sed -n 's/^once .* once_faults=\([0-9]*\).*/\1/p' <<<"$out")
 	PW_ONCE_RECORDED=$(sed -n 's/^once .* once_recorded=\(-*[0-9]*\).*/\1/p' <<<"$out")
+	PW_LAST_FAULTS=$(sed -n 's/^once .* last_faults=\([0-9]*\).*/\1/p' <<<"$out")
+	PW_TOUCHED=$(sed -n 's/^once touched=\([0-9]*\).*/\1/p' <<<"$out")
 	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
 }
 

@@ -148,6 +148,47 @@ case_cold_pages_touched_once_stay() {
 		fail "$PW_COLD_TOP of $PW_COLD cold pages read once were promoted"
 }
 
+# Two hint faults make a page hot, each within NUMA balancing's hot
+# threshold (1 s) of the scan that armed it. A task scanned too rarely for
+# two of its faults to fit in the record's clock gets by with one, which
+# must then come within a quarter of the threshold: a page read once, half
+# a second after a scan, is no hotter than any cold page that happens to
+# be read then. The window is cut to 1 s (the 1-byte record's clock then
+# holds 3.3 s, the precise one 6 s) and the task is scanned every 4 s or
+# less often, so one fault has to do. promote-watch -a reads each cold page
+# once, DELAY ms after the scan that armed it (the reads of the round
+# before, 3 s after the hot set came up, are too late for any threshold):
+# at 500 ms no cold page may be promoted; at 50 ms, under a quarter, they
+# are, which shows that the faults counted and the task was in that mode.
+case_one_fault_needs_a_quarter_threshold() {
+	local win scan=/sys/kernel/debug/sched/numa_balancing/scan_period_min_ms period delay
+	[ -w "$scan" ] || fail "no $scan to slow NUMA balancing's scans with"
+	win=$(cat "$SYSCTL/pghot_promote_freq_window_ms")
+	period=$(cat "$scan")
+	# shellcheck disable=SC2064 # restore the values read now
+	trap "echo $win >$SYSCTL/pghot_promote_freq_window_ms; echo $period >$scan" EXIT
+	echo 1000 >"$SYSCTL/pghot_promote_freq_window_ms"
+	echo 4000 >"$scan"
+	echo 2 >/proc/sys/kernel/numa_balancing
+	echo 1 >"$SYSCTL/pghot_record_hintfaults_enable"
+	for delay in 500 50; do
+		promote_watch -m anon -n 512 -c 1024 -o 20 -R 2 -a "$delay" -t 60000
+		echo "cold pages read ${delay} ms after a scan: $PW_COLD_TOP of $PW_COLD promoted;" \
+			"hint faults in that round: $PW_LAST_FAULTS"
+		[ "$PW_TOUCHED" = $((2 * PW_COLD)) ] ||
+			fail "promote-watch read the cold pages ${PW_TOUCHED:-0} times, not twice each: no scan came"
+		[ "${PW_LAST_FAULTS:-0}" -ge $((PW_COLD / 2)) ] ||
+			fail "reading $PW_COLD cold pages ${delay} ms after a scan took only ${PW_LAST_FAULTS:-0} hint faults"
+		if [ "$delay" = 500 ]; then
+			[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
+				fail "$PW_COLD_TOP of $PW_COLD cold pages read once, 500 ms after the scan, were promoted"
+		else
+			[ $((PW_COLD_TOP * 2)) -ge "$PW_COLD" ] ||
+				fail "only $PW_COLD_TOP of $PW_COLD cold pages read once, 50 ms after the scan, were promoted"
+		fi
+	done
+}
+
 # A hot page whose migration fails keeps its record: kmigrated tries it
 # again on a later pass, with no new access needed. splice-hold keeps a
 # pipe reference on each of 256 hot pages on node 2 while they are read

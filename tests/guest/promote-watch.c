@@ -6,7 +6,7 @@
  *
  *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
  *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-B BOUND]
- *                 [-o SPAN_MS [-R ROUNDS] [-G GAP_MS,...]] [-w] [-r]
+ *                 [-o SPAN_MS [-R ROUNDS] [-G GAP_MS,... | -a DELAY_MS]] [-w] [-r]
  *
  * The hot and cold sets are allocated, touched once, and moved to
  * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
@@ -33,19 +33,27 @@
  * times, round after round, so that each cold page is read every SPAN_MS
  * ms, ROUNDS times in all. With -G, round k + 1 starts the k-th GAP_MS
  * after round k (one gap per round after the first, each at least
- * SPAN_MS), instead of SPAN_MS after it.
+ * SPAN_MS), instead of SPAN_MS after it. With -a, round k + 1 starts
+ * DELAY_MS after the first NUMA balancing scan that armed the cold set
+ * again once round k was over (numa_pte_updates grew by half the cold set
+ * or more), so that each hint fault of the round comes about DELAY_MS after
+ * the scan that armed it (NUMA balancing's hot threshold measures that
+ * latency); the hint faults of the last round, from its start to the end,
+ * are printed as last_faults.
  *
  * Output, one line each, for the test scripts to check:
  *   setup mode=M hot=N cold=M slow=S thp=0|1 setup_ms=T
  *   sample ms=T hot_top=X cold_top=Y          (every 100 ms)
  *   result ms=T hot_top=X hot=N cold_top=Y cold=M bound_top=Z bound=B data=ok|corrupt
- *   once touched=K rounds=R once_faults=F once_recorded=A   (with -o)
+ *   once touched=K rounds=R once_faults=F once_recorded=A last_faults=L
+ *                                                            (with -o)
  * Exit status: 0 if the result line was printed and the data survived,
  * 1 if the data changed, 2 on a setup error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <numaif.h>
 #include <sched.h>
 #include <stdint.h>
@@ -154,7 +162,7 @@ int main(int argc, char **argv)
 	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms,
 	     bound = 0, bound_top = 0, free_hot, once_span = -1, once_start = -1,
 	     touched = 0, faults0 = 0, rec0 = 0, rounds = 1, gaps[100] = { 0 },
-	     ngaps = 0;
+	     ngaps = 0, delay = -1, pte0 = 0, next_poll = 0, last0 = 0;
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0, csum = 0;
@@ -166,7 +174,7 @@ int main(int argc, char **argv)
 
 	start_ms = now_ms();
 	psz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:G:wr")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:G:a:wr")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': hot = atol(optarg); break;
@@ -192,6 +200,7 @@ int main(int argc, char **argv)
 				ngaps = -1;
 			break;
 		}
+		case 'a': delay = atol(optarg); break;
 		case 'w': wait_all = 1; break;
 		case 'r': reads_only = 1; break;
 		default:
@@ -224,15 +233,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "promote-watch: -G wants one gap per round after the first (-R), with -o\n");
 		return 2;
 	}
+	if (delay != -1 && (delay < 0 || rounds < 2 || ngaps)) {
+		fprintf(stderr, "promote-watch: -a wants a delay of 0 or more, with -R 2 or more and no -G\n");
+		return 2;
+	}
 	for (i = 0; i < ngaps; i++) {
 		if (gaps[i] < once_span) {
 			fprintf(stderr, "promote-watch: -G gaps must be at least the -o span\n");
 			return 2;
 		}
 	}
-	/* round_at[k]: when round k starts, from the start of the first */
+	/*
+	 * round_at[k]: when round k starts, from the start of the first; with
+	 * -a, not known until the scan that comes after round k - 1.
+	 */
 	for (i = 0; i < rounds; i++)
 		round_at[i] = i ? round_at[i - 1] + (ngaps ? gaps[i - 1] : once_span) : 0;
+	for (i = 1; delay >= 0 && i < rounds; i++)
+		round_at[i] = LONG_MAX / 4;
 	if (flush_ms && tlb_turnover_init(&tt))
 		die("mmap (TLB turnover)");
 	if (reads_only < 0)
@@ -317,8 +335,20 @@ int main(int argc, char **argv)
 				faults0 = vmstat("numa_hint_faults");
 				rec0 = vmstat("pghot_recorded_accesses");
 			}
+			if (touched == cold * (rounds - 1))
+				last0 = vmstat("numa_hint_faults");
 			csum += *(volatile unsigned char *)(c + (touched % cold) * psz);
 			touched++;
+			if (delay >= 0 && touched % cold == 0)
+				pte0 = vmstat("numa_pte_updates");
+		}
+		/* -a: the next round starts DELAY_MS after the next scan */
+		if (delay >= 0 && touched && touched % cold == 0 &&
+		    touched < cold * rounds && round_at[touched / cold] == LONG_MAX / 4 &&
+		    now_ms() >= next_poll) {
+			next_poll = now_ms() + 5;
+			if (vmstat("numa_pte_updates") - pte0 >= cold / 2)
+				round_at[touched / cold] = now_ms() + delay - once_start;
 		}
 		if (flush_ms && now_ms() >= next_flush) {
 			tlb_turnover(&tt);
@@ -356,10 +386,11 @@ int main(int argc, char **argv)
 	       now_ms() - t0, hot_top, free_hot, cold_top, cold, bound_top,
 	       bound, corrupt ? "corrupt" : "ok");
 	if (once_span > 0)
-		printf("once touched=%ld rounds=%ld once_faults=%ld once_recorded=%ld sum=%lu\n",
+		printf("once touched=%ld rounds=%ld once_faults=%ld once_recorded=%ld last_faults=%ld sum=%lu\n",
 		       touched, rounds,
 		       touched ? vmstat("numa_hint_faults") - faults0 : 0,
 		       rec0 < 0 ? -1 : vmstat("pghot_recorded_accesses") - rec0,
+		       touched > cold * (rounds - 1) ? vmstat("numa_hint_faults") - last0 : 0,
 		       csum);
 	if (!strcmp(mode, "file")) {
 		char cpath[512];
