@@ -153,26 +153,25 @@ case_cold_pages_touched_once_stay() {
 # two of its faults to fit in the record's clock gets by with one, which
 # must then come within a quarter of the threshold: a page read once, half
 # a second after a scan, is no hotter than any cold page that happens to
-# be read then. The window is cut to 1 s (the 1-byte record's clock then
-# holds 3.3 s, the precise one 6 s) and the task is scanned every 4 s or
-# less often, so one fault has to do. promote-watch -a reads each cold page
-# once, DELAY ms after the scan that armed it (the reads of the round
-# before, 3 s after the hot set came up, are too late for any threshold):
-# at 500 ms no cold page may be promoted; at 50 ms, under a quarter, they
-# are, which shows that the faults counted and the task was in that mode.
+# be read then. The window is cut to 100 ms: the 1-byte record's clock
+# then holds 0.4 s and the precise one 0.6 s, less than two scan periods of
+# any task (1 s or more), so one fault has to do. promote-watch -a reads
+# each cold page once, DELAY ms after the scan that armed it (the reads of
+# the round before, 3 s after the hot set came up, are too late for any
+# threshold): at 500 ms no cold page may be promoted; right after the scan
+# (0 ms, and the reads take a few ms more), well under a quarter, they
+# are, which shows that the faults counted and that the task was in that
+# mode.
 case_one_fault_needs_a_quarter_threshold() {
-	local win scan=/sys/kernel/debug/sched/numa_balancing/scan_period_min_ms period delay
-	[ -w "$scan" ] || fail "no $scan to slow NUMA balancing's scans with"
+	local win delay
 	win=$(cat "$SYSCTL/pghot_promote_freq_window_ms")
-	period=$(cat "$scan")
-	# shellcheck disable=SC2064 # restore the values read now
-	trap "echo $win >$SYSCTL/pghot_promote_freq_window_ms; echo $period >$scan" EXIT
-	echo 1000 >"$SYSCTL/pghot_promote_freq_window_ms"
-	echo 4000 >"$scan"
+	# shellcheck disable=SC2064 # restore the value read now
+	trap "echo $win >$SYSCTL/pghot_promote_freq_window_ms" EXIT
+	echo 100 >"$SYSCTL/pghot_promote_freq_window_ms"
 	echo 2 >/proc/sys/kernel/numa_balancing
 	echo 1 >"$SYSCTL/pghot_record_hintfaults_enable"
-	for delay in 500 50; do
-		promote_watch -m anon -n 512 -c 1024 -o 20 -R 2 -a "$delay" -t 60000
+	for delay in 500 0; do
+		promote_watch -m anon -n 512 -c 256 -o 20 -R 2 -a "$delay" -t 60000
 		echo "cold pages read ${delay} ms after a scan: $PW_COLD_TOP of $PW_COLD promoted;" \
 			"hint faults in that round: $PW_LAST_FAULTS"
 		[ "$PW_TOUCHED" = $((2 * PW_COLD)) ] ||
@@ -184,7 +183,7 @@ case_one_fault_needs_a_quarter_threshold() {
 				fail "$PW_COLD_TOP of $PW_COLD cold pages read once, 500 ms after the scan, were promoted"
 		else
 			[ $((PW_COLD_TOP * 2)) -ge "$PW_COLD" ] ||
-				fail "only $PW_COLD_TOP of $PW_COLD cold pages read once, 50 ms after the scan, were promoted"
+				fail "only $PW_COLD_TOP of $PW_COLD cold pages read once, right after the scan, were promoted"
 		fi
 	done
 }
