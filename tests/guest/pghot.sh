@@ -161,7 +161,8 @@ case_cold_pages_touched_once_stay() {
 # threshold): at 500 ms no cold page may be promoted; right after the scan
 # (0 ms, and the reads take a few ms more), well under a quarter, they
 # are, which shows that the faults counted and that the task was in that
-# mode.
+# mode. The hot set is small, so that the reads of a round take a few ms
+# and a scan seldom lands in the middle of one.
 case_one_fault_needs_a_quarter_threshold() {
 	local win delay
 	win=$(cat "$SYSCTL/pghot_promote_freq_window_ms")
@@ -171,7 +172,7 @@ case_one_fault_needs_a_quarter_threshold() {
 	echo 2 >/proc/sys/kernel/numa_balancing
 	echo 1 >"$SYSCTL/pghot_record_hintfaults_enable"
 	for delay in 500 0; do
-		promote_watch -m anon -n 512 -c 256 -o 20 -R 2 -a "$delay" -t 60000
+		promote_watch -m anon -n 128 -c 256 -o 20 -R 2 -a "$delay" -t 60000
 		echo "cold pages read ${delay} ms after a scan: $PW_COLD_TOP of $PW_COLD promoted;" \
 			"hint faults in that round: $PW_LAST_FAULTS"
 		[ "$PW_TOUCHED" = $((2 * PW_COLD)) ] ||
