@@ -85,6 +85,8 @@ promote_watch() {
 	PW_ONCE_FAULTS=$(sed -n 's/^once .* once_faults=\([0-9]*\).*/\1/p' <<<"$out")
 	PW_ONCE_RECORDED=$(sed -n 's/^once .* once_recorded=\(-*[0-9]*\).*/\1/p' <<<"$out")
 	PW_LAST_FAULTS=$(sed -n 's/^once .* last_faults=\([0-9]*\).*/\1/p' <<<"$out")
+	PW_LAST_RECORDED=$(sed -n 's/^once .* last_recorded=\(-*[0-9]*\).*/\1/p' <<<"$out")
+	PW_LAST_LAG=$(sed -n 's/^once .* last_lag_ms=\(-*[0-9]*\).*/\1/p' <<<"$out")
 	PW_TOUCHED=$(sed -n 's/^once touched=\([0-9]*\).*/\1/p' <<<"$out")
 	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
 }

@@ -158,11 +158,15 @@ case_cold_pages_touched_once_stay() {
 # any task (1 s or more), so one fault has to do. promote-watch -a reads
 # each cold page once, DELAY ms after the scan that armed it (the reads of
 # the round before, 3 s after the hot set came up, are too late for any
-# threshold): at 500 ms no cold page may be promoted; right after the scan
-# (0 ms, and the reads take a few ms more), well under a quarter, they
-# are, which shows that the faults counted and that the task was in that
-# mode. The hot set is small, so that the reads of a round take a few ms
-# and a scan seldom lands in the middle of one.
+# threshold): at 500 ms no fault of that round may pass the threshold
+# (pghot records the faults that pass it) and no cold page may be
+# promoted; right after the scan (0 ms, and the reads take a few ms more),
+# well under a quarter, at least half of them pass, which shows that the
+# task was in that mode and that its faults could count. (Whether
+# kmigrated promotes those pages before their records go stale, 0.4 s with
+# this window, depends on its back-off, which other cases test: one CI run
+# promoted 1 of 256.) The hot set is small, so that the reads of a round
+# take a few ms and a scan seldom lands in the middle of one.
 case_one_fault_needs_a_quarter_threshold() {
 	local win delay
 	win=$(cat "$SYSCTL/pghot_promote_freq_window_ms")
@@ -173,18 +177,25 @@ case_one_fault_needs_a_quarter_threshold() {
 	echo 1 >"$SYSCTL/pghot_record_hintfaults_enable"
 	for delay in 500 0; do
 		promote_watch -m anon -n 128 -c 256 -o 20 -R 2 -a "$delay" -t 60000
-		echo "cold pages read ${delay} ms after a scan: $PW_COLD_TOP of $PW_COLD promoted;" \
-			"hint faults in that round: $PW_LAST_FAULTS"
+		echo "cold pages read ${delay} ms after a scan (${PW_LAST_LAG:-?} ms from seeing it to the" \
+			"last read): hint faults $PW_LAST_FAULTS, recorded $PW_LAST_RECORDED," \
+			"promoted $PW_COLD_TOP of $PW_COLD"
 		[ "$PW_TOUCHED" = $((2 * PW_COLD)) ] ||
 			fail "promote-watch read the cold pages ${PW_TOUCHED:-0} times, not twice each: no scan came"
 		[ "${PW_LAST_FAULTS:-0}" -ge $((PW_COLD / 2)) ] ||
 			fail "reading $PW_COLD cold pages ${delay} ms after a scan took only ${PW_LAST_FAULTS:-0} hint faults"
 		if [ "$delay" = 500 ]; then
+			[ "${PW_LAST_RECORDED:--1}" -ge 0 ] || fail "promote-watch found no pghot counter"
+			[ "$PW_LAST_RECORDED" -le $((PW_COLD / 100)) ] ||
+				fail "$PW_LAST_RECORDED hint faults on cold pages read 500 ms after the scan passed the threshold"
 			[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
 				fail "$PW_COLD_TOP of $PW_COLD cold pages read once, 500 ms after the scan, were promoted"
 		else
-			[ $((PW_COLD_TOP * 2)) -ge "$PW_COLD" ] ||
-				fail "only $PW_COLD_TOP of $PW_COLD cold pages read once, right after the scan, were promoted"
+			# The faults passing the threshold is what this shows; whether
+			# kmigrated gets to the pages within the record's 0.4 s span
+			# depends on its back-off, which other cases test.
+			[ $((${PW_LAST_RECORDED:-0} * 2)) -ge "$PW_COLD" ] ||
+				fail "only ${PW_LAST_RECORDED:-0} hint faults on $PW_COLD cold pages read right after the scan passed the threshold"
 		fi
 	done
 }

@@ -39,14 +39,17 @@
  * or more), so that each hint fault of the round comes about DELAY_MS after
  * the scan that armed it (NUMA balancing's hot threshold measures that
  * latency); the hint faults of the last round, from its start to the end,
- * are printed as last_faults.
+ * are printed as last_faults, the accesses pghot recorded then as
+ * last_recorded (-1 without pghot), and with -a the time from seeing the
+ * last scan to the last read of the round as last_lag_ms (DELAY_MS plus
+ * the reads; -1 without -a).
  *
  * Output, one line each, for the test scripts to check:
  *   setup mode=M hot=N cold=M slow=S thp=0|1 setup_ms=T
  *   sample ms=T hot_top=X cold_top=Y          (every 100 ms)
  *   result ms=T hot_top=X hot=N cold_top=Y cold=M bound_top=Z bound=B data=ok|corrupt
  *   once touched=K rounds=R once_faults=F once_recorded=A last_faults=L
- *                                                            (with -o)
+ *        last_recorded=E last_lag_ms=D                       (with -o)
  * Exit status: 0 if the result line was printed and the data survived,
  * 1 if the data changed, 2 on a setup error.
  */
@@ -162,7 +165,8 @@ int main(int argc, char **argv)
 	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms,
 	     bound = 0, bound_top = 0, free_hot, once_span = -1, once_start = -1,
 	     touched = 0, faults0 = 0, rec0 = 0, rounds = 1, gaps[100] = { 0 },
-	     ngaps = 0, delay = -1, pte0 = 0, next_poll = 0, last0 = 0;
+	     ngaps = 0, delay = -1, pte0 = 0, next_poll = 0, last0 = 0,
+	     lastrec0 = 0, seen_ms = 0, last_end = 0;
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0, csum = 0;
@@ -335,10 +339,14 @@ int main(int argc, char **argv)
 				faults0 = vmstat("numa_hint_faults");
 				rec0 = vmstat("pghot_recorded_accesses");
 			}
-			if (touched == cold * (rounds - 1))
+			if (touched == cold * (rounds - 1)) {
 				last0 = vmstat("numa_hint_faults");
+				lastrec0 = vmstat("pghot_recorded_accesses");
+			}
 			csum += *(volatile unsigned char *)(c + (touched % cold) * psz);
 			touched++;
+			if (touched == cold * rounds)
+				last_end = now_ms();
 			if (delay >= 0 && touched % cold == 0)
 				pte0 = vmstat("numa_pte_updates");
 		}
@@ -347,8 +355,10 @@ int main(int argc, char **argv)
 		    touched < cold * rounds && round_at[touched / cold] == LONG_MAX / 4 &&
 		    now_ms() >= next_poll) {
 			next_poll = now_ms() + 5;
-			if (vmstat("numa_pte_updates") - pte0 >= cold / 2)
-				round_at[touched / cold] = now_ms() + delay - once_start;
+			if (vmstat("numa_pte_updates") - pte0 >= cold / 2) {
+				seen_ms = now_ms();
+				round_at[touched / cold] = seen_ms + delay - once_start;
+			}
 		}
 		if (flush_ms && now_ms() >= next_flush) {
 			tlb_turnover(&tt);
@@ -386,12 +396,14 @@ int main(int argc, char **argv)
 	       now_ms() - t0, hot_top, free_hot, cold_top, cold, bound_top,
 	       bound, corrupt ? "corrupt" : "ok");
 	if (once_span > 0)
-		printf("once touched=%ld rounds=%ld once_faults=%ld once_recorded=%ld last_faults=%ld sum=%lu\n",
+		printf("once touched=%ld rounds=%ld once_faults=%ld once_recorded=%ld last_faults=%ld last_recorded=%ld last_lag_ms=%ld sum=%lu\n",
 		       touched, rounds,
 		       touched ? vmstat("numa_hint_faults") - faults0 : 0,
 		       rec0 < 0 ? -1 : vmstat("pghot_recorded_accesses") - rec0,
 		       touched > cold * (rounds - 1) ? vmstat("numa_hint_faults") - last0 : 0,
-		       csum);
+		       touched > cold * (rounds - 1) && lastrec0 >= 0 ?
+		       vmstat("pghot_recorded_accesses") - lastrec0 : -1,
+		       seen_ms && last_end ? last_end - seen_ms : -1, csum);
 	if (!strcmp(mode, "file")) {
 		char cpath[512];
 
