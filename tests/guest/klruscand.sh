@@ -73,19 +73,29 @@ case_bound_pages_stay() {
 	[ "${PW_BOUND_TOP:-x}" = 0 ] || fail "$PW_BOUND_TOP pages bound to node 2 with MPOL_BIND were promoted"
 }
 
-# After promote_watch -o ... -R 3: the hot set went up, the scans saw most
-# of the three reads of each cold page (once_recorded: every hot page is
-# on top by then, so the records are the cold pages'), and the cold pages,
-# read as $1, stayed.
-cold_reads_stayed() {
-	echo "hot pages promoted $PW_HOT_TOP/$PW_HOT; cold pages $1: $PW_COLD," \
-		"accesses recorded meanwhile $PW_ONCE_RECORDED, cold pages promoted $PW_COLD_TOP"
-	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
-		fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted"
-	[ "${PW_ONCE_RECORDED:-0}" -ge $((PW_COLD * 2)) ] ||
-		fail "the scans recorded only ${PW_ONCE_RECORDED:-0} accesses for $((PW_COLD * 3)) reads of cold pages"
-	[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
-		fail "$PW_COLD_TOP of $PW_COLD cold pages $1 were promoted"
+# Run promote_watch with the arguments after $1 (-o ... -R 3) and check
+# that the hot set went up and that the cold pages, read as $1, stayed.
+# The check means something only if the scans saw most of the three reads
+# of each cold page (once_recorded: every hot page is on top by then, so
+# the records are the cold pages'): a pass that comes late sees two reads
+# as one access. Such a run did not get its chance; it is run again, at
+# most three times in all, and only a run that got it can pass. A cold
+# page promoted fails at once.
+cold_reads_stay() {
+	local how=$1 try
+	shift
+	for try in 1 2 3; do
+		promote_watch "$@"
+		echo "hot pages promoted $PW_HOT_TOP/$PW_HOT; cold pages $how: $PW_COLD," \
+			"accesses recorded meanwhile $PW_ONCE_RECORDED, cold pages promoted $PW_COLD_TOP"
+		[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
+			fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted"
+		[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
+			fail "$PW_COLD_TOP of $PW_COLD cold pages $how were promoted"
+		[ "${PW_ONCE_RECORDED:-0}" -lt $((PW_COLD * 2)) ] || return 0
+		echo "run $try: the scans saw only ${PW_ONCE_RECORDED:-0} of $((PW_COLD * 3)) reads of cold pages, too few for the check to mean anything"
+	done
+	fail "in 3 runs the scans never saw two thirds of the reads of cold pages"
 }
 
 # A scan sees a page at most once per pass, so counting its sightings
@@ -97,9 +107,8 @@ cold_reads_stayed() {
 case_sparse_touches_stay() {
 	only_pgtscans
 	scan_timeline_start
-	promote_watch -m anon -n 2048 -c 1024 -C 0 -T 10 -o 4000 -R 3 -t "$DEADLINE_MS"
+	cold_reads_stay "read 3 times 4 s apart" -m anon -n 2048 -c 1024 -C 0 -T 10 -o 4000 -R 3 -t "$DEADLINE_MS"
 	scan_timeline_stop
-	cold_reads_stayed "read 3 times 4 s apart"
 }
 
 # A record keeps the time of its last access modulo a clock of a few
@@ -117,8 +126,8 @@ case_stale_records_do_not_count() {
 	# shellcheck disable=SC2064 # restore the value read now
 	trap "echo $win >$SYSCTL/pghot_promote_freq_window_ms" EXIT
 	echo 1000 >"$SYSCTL/pghot_promote_freq_window_ms"
-	promote_watch -m anon -n 2048 -c 1024 -C 0 -T 10 -o 200 -R 3 -G 700,4800 -t "$DEADLINE_MS"
-	cold_reads_stayed "read 0.7 s and then 4.8 s apart"
+	cold_reads_stay "read 0.7 s and then 4.8 s apart" \
+		-m anon -n 2048 -c 1024 -C 0 -T 10 -o 200 -R 3 -G 700,4800 -t "$DEADLINE_MS"
 }
 
 # A huge page mapped by PTEs has 512 young entries after one touch. They
