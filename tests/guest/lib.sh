@@ -91,6 +91,15 @@ promote_watch() {
 	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
 }
 
+# After promote_watch with cold pages: at least 95% of the hot set went
+# up, and at most 1% of the cold pages, described by $1, did.
+hot_up_cold_stayed() {
+	[ $((PW_HOT_TOP * 100)) -ge $((PW_HOT * 95)) ] ||
+		fail "only $PW_HOT_TOP of $PW_HOT hot pages promoted"
+	[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
+		fail "$PW_COLD_TOP of $PW_COLD cold pages $1 were promoted"
+}
+
 # utime + stime of process $1, in clock ticks
 cpu_ticks() { [ -n "$1" ] && awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
