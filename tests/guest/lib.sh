@@ -89,6 +89,7 @@ promote_watch() {
 	PW_LAST_LAG=$(sed -n 's/^once .* last_lag_ms=\(-*[0-9]*\).*/\1/p' <<<"$out")
 	PW_TOUCHED=$(sed -n 's/^once touched=\([0-9]*\).*/\1/p' <<<"$out")
 	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
+	PW_REUSED=$(sed -n 's/^pfns .* reused=\(-*[0-9]*\).*/\1/p' <<<"$out")
 }
 
 # After promote_watch with cold pages: at least 95% of the hot set went

@@ -7,6 +7,7 @@
  *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
  *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-B BOUND]
  *                 [-o SPAN_MS [-R ROUNDS] [-G GAP_MS,... | -a DELAY_MS]] [-w] [-r]
+ *                 [-l] [-p PFN_FILE]
  *
  * The hot and cold sets are allocated, touched once, and moved to
  * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
@@ -44,12 +45,26 @@
  * last scan to the last read of the round as last_lag_ms (DELAY_MS plus
  * the reads; -1 without -a).
  *
+ * With -l (and -o), the cold set is only allocated (and moved to
+ * SLOW_NODE) once the hot set is up, and the reads start then: no scan has
+ * armed its pages yet. With -a, even with -R 1, the first round then
+ * starts DELAY_MS after the first scan that arms the new pages, and each
+ * page takes one hint fault per round, the first one too, DELAY_MS after
+ * the scan that armed it.
+ *
+ * With -p, once the cold set is on SLOW_NODE, its page frame numbers
+ * (from /proc/self/pagemap, which needs CAP_SYS_ADMIN) are compared with
+ * those PFN_FILE lists, if it exists, and then written to it, one per
+ * line: a second run with the same file tells how many of its cold pages
+ * took the frames of the first run's (reused=, -1 with no file).
+ *
  * Output, one line each, for the test scripts to check:
  *   setup mode=M hot=N cold=M slow=S thp=0|1 setup_ms=T
  *   sample ms=T hot_top=X cold_top=Y          (every 100 ms)
  *   result ms=T hot_top=X hot=N cold_top=Y cold=M bound_top=Z bound=B data=ok|corrupt
  *   once touched=K rounds=R once_faults=F once_recorded=A last_faults=L
  *        last_recorded=E last_lag_ms=D                       (with -o)
+ *   pfns cold=N reused=K                                     (with -p)
  * Exit status: 0 if the result line was printed and the data survived,
  * 1 if the data changed, 2 on a setup error.
  */
@@ -158,15 +173,78 @@ static long count_top(char *p, long n, int slow, void **pages, int *status)
 	return top;
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * -p: compare the PFNs of [p, p + n pages) with those listed in @path, then
+ * list them there instead. Returns how many were listed, or -1 if @path
+ * did not exist.
+ */
+static long pfns_reused(const char *path, char *p, long n)
+{
+	long *old = NULL, nold = 0, cap = 0, v, i, reused = -1, *cur;
+	unsigned long long e;
+	FILE *f;
+	int fd;
+
+	cur = calloc(n, sizeof(*cur));
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (!cur || fd < 0)
+		die("/proc/self/pagemap");
+	for (i = 0; i < n; i++) {
+		if (pread(fd, &e, sizeof(e), (uintptr_t)(p + i * psz) / psz * sizeof(e)) != sizeof(e))
+			die("reading /proc/self/pagemap");
+		/* bit 63: present; bits 0-54: the PFN, 0 without CAP_SYS_ADMIN */
+		cur[i] = (e >> 63) ? (long)(e & ((1ULL << 55) - 1)) : -1;
+		if (!cur[i]) {
+			fprintf(stderr, "promote-watch: -p: pagemap shows no PFNs (not root?)\n");
+			exit(2);
+		}
+	}
+	close(fd);
+	f = fopen(path, "r");
+	if (f) {
+		while (fscanf(f, "%ld", &v) == 1) {
+			if (nold == cap) {
+				cap = cap ? 2 * cap : 1024;
+				old = realloc(old, cap * sizeof(*old));
+				if (!old)
+					die("realloc");
+			}
+			old[nold++] = v;
+		}
+		fclose(f);
+		qsort(old, nold, sizeof(*old), cmp_long);
+		for (reused = 0, i = 0; i < n; i++)
+			reused += cur[i] >= 0 &&
+				  bsearch(&cur[i], old, nold, sizeof(*old), cmp_long);
+	}
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%ld\n", cur[i]);
+	if (fclose(f))
+		die(path);
+	free(old);
+	free(cur);
+	return reused;
+}
+
 int main(int argc, char **argv)
 {
-	const char *mode = "anon", *path = "/root/promote-watch.data";
+	const char *mode = "anon", *path = "/root/promote-watch.data", *pfn_file = NULL;
 	long hot = 2048, cold = 2048, timeout = 30000, i, t0, next, hot_top = 0,
 	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms,
 	     bound = 0, bound_top = 0, free_hot, once_span = -1, once_start = -1,
 	     touched = 0, faults0 = 0, rec0 = 0, rounds = 1, gaps[100] = { 0 },
 	     ngaps = 0, delay = -1, pte0 = 0, next_poll = 0, last0 = 0,
-	     lastrec0 = 0, seen_ms = 0, last_end = 0;
+	     lastrec0 = 0, seen_ms = 0, last_end = 0, late = 0;
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0, csum = 0;
@@ -178,7 +256,7 @@ int main(int argc, char **argv)
 
 	start_ms = now_ms();
 	psz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:G:a:wr")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:G:a:p:lwr")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': hot = atol(optarg); break;
@@ -205,6 +283,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'a': delay = atol(optarg); break;
+		case 'p': pfn_file = optarg; break;
+		case 'l': late = 1; break;
 		case 'w': wait_all = 1; break;
 		case 'r': reads_only = 1; break;
 		default:
@@ -237,8 +317,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "promote-watch: -G wants one gap per round after the first (-R), with -o\n");
 		return 2;
 	}
-	if (delay != -1 && (delay < 0 || rounds < 2 || ngaps)) {
-		fprintf(stderr, "promote-watch: -a wants a delay of 0 or more, with -R 2 or more and no -G\n");
+	if (delay != -1 && (delay < 0 || (rounds < 2 && !late) || ngaps)) {
+		fprintf(stderr, "promote-watch: -a wants a delay of 0 or more, with -R 2 or more (or -l) and no -G\n");
+		return 2;
+	}
+	if (late && (once_span == -1 || strcmp(mode, "anon"))) {
+		fprintf(stderr, "promote-watch: -l wants -o, with -m anon\n");
 		return 2;
 	}
 	for (i = 0; i < ngaps; i++) {
@@ -253,7 +337,7 @@ int main(int argc, char **argv)
 	 */
 	for (i = 0; i < rounds; i++)
 		round_at[i] = i ? round_at[i - 1] + (ngaps ? gaps[i - 1] : once_span) : 0;
-	for (i = 1; delay >= 0 && i < rounds; i++)
+	for (i = !late; delay >= 0 && i < rounds; i++)
 		round_at[i] = LONG_MAX / 4;
 	if (flush_ms && tlb_turnover_init(&tt))
 		die("mmap (TLB turnover)");
@@ -277,14 +361,13 @@ int main(int argc, char **argv)
 		die("calloc");
 	/* Hot and cold sets in separate mappings: one file each for -m file. */
 	h = map_region(mode, hot * psz, path);
-	if (cold) {
+	c = NULL;
+	if (cold && !late) {
 		char cpath[512];
 
 		snprintf(cpath, sizeof(cpath), "%s.cold", path);
 		c = map_region(mode, cold * psz, cpath);
 		memset(c, 0xc0, cold * psz);
-	} else {
-		c = NULL;
 	}
 	memset(h, 0, hot * psz);
 	/* Clean file pages: dirty ones are neither moved nor promoted. */
@@ -298,7 +381,7 @@ int main(int argc, char **argv)
 			moved, hot, slow);
 		return 2;
 	}
-	if (cold && move_to(c, cold, slow, pages, nodes, status) != cold) {
+	if (c && move_to(c, cold, slow, pages, nodes, status) != cold) {
 		fprintf(stderr, "promote-watch: cold pages did not all move to node %d\n", slow);
 		return 2;
 	}
@@ -309,6 +392,12 @@ int main(int argc, char **argv)
 			  sizeof(mask) * 8, 0))
 			die("mbind(MPOL_BIND)");
 	}
+	if (pfn_file && !cold) {
+		fprintf(stderr, "promote-watch: -p wants a cold set\n");
+		return 2;
+	}
+	if (pfn_file && c)
+		printf("pfns cold=%ld reused=%ld\n", cold, pfns_reused(pfn_file, c, cold));
 	printf("setup mode=%s hot=%ld cold=%ld slow=%d thp=%d setup_ms=%ld\n", mode,
 	       hot, cold, slow, thp_backed(h), now_ms() - start_ms);
 	fflush(stdout);
@@ -351,7 +440,7 @@ int main(int argc, char **argv)
 				pte0 = vmstat("numa_pte_updates");
 		}
 		/* -a: the next round starts DELAY_MS after the next scan */
-		if (delay >= 0 && touched && touched % cold == 0 &&
+		if (delay >= 0 && (touched || (late && c)) && touched % cold == 0 &&
 		    touched < cold * rounds && round_at[touched / cold] == LONG_MAX / 4 &&
 		    now_ms() >= next_poll) {
 			next_poll = now_ms() + 5;
@@ -368,7 +457,7 @@ int main(int argc, char **argv)
 			continue;
 		next += 100;
 		hot_top = count_top(h, free_hot, slow, pages, status);
-		cold_top = cold ? count_top(c, cold, slow, pages, status) : 0;
+		cold_top = c ? count_top(c, cold, slow, pages, status) : 0;
 		bound_top = bound ? count_top(h + free_hot * psz, bound, slow,
 					      pages, status) : 0;
 		printf("sample ms=%ld hot_top=%ld cold_top=%ld bound_top=%ld\n",
@@ -377,6 +466,20 @@ int main(int argc, char **argv)
 		if (now_ms() - t0 >= timeout)
 			break;
 		if (once_span > 0) {
+			if (once_start < 0 && hot_top * 100 >= free_hot * 95 && late) {
+				/* -l: the cold set comes now, unarmed */
+				c = map_region(mode, cold * psz, path);
+				memset(c, 0xc0, cold * psz);
+				if (move_to(c, cold, slow, pages, nodes, status) != cold) {
+					fprintf(stderr, "promote-watch: cold pages did not all move to node %d\n", slow);
+					return 2;
+				}
+				if (pfn_file)
+					printf("pfns cold=%ld reused=%ld\n", cold,
+					       pfns_reused(pfn_file, c, cold));
+				pte0 = vmstat("numa_pte_updates");
+				once_start = now_ms();
+			}
 			if (once_start < 0 && hot_top * 100 >= free_hot * 95)
 				once_start = now_ms() + 3000;
 			if (touched == cold * rounds &&
