@@ -45,12 +45,11 @@
  * last scan to the last read of the round as last_lag_ms (DELAY_MS plus
  * the reads; -1 without -a).
  *
- * With -l (and -o), the cold set is only allocated (and moved to
- * SLOW_NODE) once the hot set is up, and the reads start then: no scan has
- * armed its pages yet. With -a, even with -R 1, the first round then
- * starts DELAY_MS after the first scan that arms the new pages, and each
- * page takes one hint fault per round, the first one too, DELAY_MS after
- * the scan that armed it.
+ * With -l (and -o, -a), the cold set is only allocated (and moved to
+ * SLOW_NODE) once the hot set is up, when no scan has armed its pages yet,
+ * and the first round, even with -R 1, starts DELAY_MS after the first
+ * scan that arms them: each page takes one hint fault per round, the
+ * first one too, DELAY_MS after the scan that armed it.
  *
  * With -p, once the cold set is on SLOW_NODE, its page frame numbers
  * (from /proc/self/pagemap, which needs CAP_SYS_ADMIN) are compared with
@@ -236,6 +235,29 @@ static long pfns_reused(const char *path, char *p, long n)
 	return reused;
 }
 
+/* The cold set: @cold pages, mapped (for -m file on @path.cold) and written. */
+static char *cold_map(const char *mode, long cold, const char *path)
+{
+	char cpath[512], *c;
+
+	snprintf(cpath, sizeof(cpath), "%s.cold", path);
+	c = map_region(mode, cold * psz, cpath);
+	memset(c, 0xc0, cold * psz);
+	return c;
+}
+
+/* Move the cold set to @slow; with -p, print how many frames were reused. */
+static void cold_place(char *c, long cold, int slow, const char *pfn_file,
+		       void **pages, int *nodes, int *status)
+{
+	if (move_to(c, cold, slow, pages, nodes, status) != cold) {
+		fprintf(stderr, "promote-watch: cold pages did not all move to node %d\n", slow);
+		exit(2);
+	}
+	if (pfn_file)
+		printf("pfns cold=%ld reused=%ld\n", cold, pfns_reused(pfn_file, c, cold));
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = "anon", *path = "/root/promote-watch.data", *pfn_file = NULL;
@@ -321,8 +343,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "promote-watch: -a wants a delay of 0 or more, with -R 2 or more (or -l) and no -G\n");
 		return 2;
 	}
-	if (late && (once_span == -1 || strcmp(mode, "anon"))) {
-		fprintf(stderr, "promote-watch: -l wants -o, with -m anon\n");
+	if (late && (delay == -1 || strcmp(mode, "anon"))) {
+		fprintf(stderr, "promote-watch: -l wants -o and -a, with -m anon\n");
 		return 2;
 	}
 	for (i = 0; i < ngaps; i++) {
@@ -361,14 +383,7 @@ int main(int argc, char **argv)
 		die("calloc");
 	/* Hot and cold sets in separate mappings: one file each for -m file. */
 	h = map_region(mode, hot * psz, path);
-	c = NULL;
-	if (cold && !late) {
-		char cpath[512];
-
-		snprintf(cpath, sizeof(cpath), "%s.cold", path);
-		c = map_region(mode, cold * psz, cpath);
-		memset(c, 0xc0, cold * psz);
-	}
+	c = cold && !late ? cold_map(mode, cold, path) : NULL;
 	memset(h, 0, hot * psz);
 	/* Clean file pages: dirty ones are neither moved nor promoted. */
 	if (!strcmp(mode, "file") &&
@@ -381,10 +396,12 @@ int main(int argc, char **argv)
 			moved, hot, slow);
 		return 2;
 	}
-	if (c && move_to(c, cold, slow, pages, nodes, status) != cold) {
-		fprintf(stderr, "promote-watch: cold pages did not all move to node %d\n", slow);
+	if (pfn_file && !cold) {
+		fprintf(stderr, "promote-watch: -p wants a cold set\n");
 		return 2;
 	}
+	if (c)
+		cold_place(c, cold, slow, pfn_file, pages, nodes, status);
 	if (bound) {
 		unsigned long mask = 1UL << slow;
 
@@ -392,12 +409,6 @@ int main(int argc, char **argv)
 			  sizeof(mask) * 8, 0))
 			die("mbind(MPOL_BIND)");
 	}
-	if (pfn_file && !cold) {
-		fprintf(stderr, "promote-watch: -p wants a cold set\n");
-		return 2;
-	}
-	if (pfn_file && c)
-		printf("pfns cold=%ld reused=%ld\n", cold, pfns_reused(pfn_file, c, cold));
 	printf("setup mode=%s hot=%ld cold=%ld slow=%d thp=%d setup_ms=%ld\n", mode,
 	       hot, cold, slow, thp_backed(h), now_ms() - start_ms);
 	fflush(stdout);
@@ -468,15 +479,8 @@ int main(int argc, char **argv)
 		if (once_span > 0) {
 			if (once_start < 0 && hot_top * 100 >= free_hot * 95 && late) {
 				/* -l: the cold set comes now, unarmed */
-				c = map_region(mode, cold * psz, path);
-				memset(c, 0xc0, cold * psz);
-				if (move_to(c, cold, slow, pages, nodes, status) != cold) {
-					fprintf(stderr, "promote-watch: cold pages did not all move to node %d\n", slow);
-					return 2;
-				}
-				if (pfn_file)
-					printf("pfns cold=%ld reused=%ld\n", cold,
-					       pfns_reused(pfn_file, c, cold));
+				c = cold_map(mode, cold, path);
+				cold_place(c, cold, slow, pfn_file, pages, nodes, status);
 				pte0 = vmstat("numa_pte_updates");
 				once_start = now_ms();
 			}
