@@ -158,3 +158,26 @@ show_cmd() {
 	done
 	echo "${out[*]}"
 }
+
+# rerun_command CONFIG RESULTS_JSON: the one command that reruns what failed
+# in that config's run: its failed test groups only (ONLY=), or the whole
+# config when the build, the boot or a stage that is not a group failed
+# alone (the kernel log and KUnit are checked whatever ONLY says).
+rerun_command() {
+	local groups
+	groups=$(python3 - "$1" "$2" "$TOP/tests/groups" <<'PY'
+import json, sys
+try:
+    doc = json.load(open(sys.argv[2]))
+except (OSError, ValueError):
+    sys.exit(0)
+known = {l.split()[0] for l in open(sys.argv[3]) if l.split() and not l.startswith("#")}
+print(" ".join(s["name"] for s in doc.get("stages", []) if s["failed"] and s["name"] in known))
+PY
+	)
+	if [ -n "$groups" ]; then
+		echo "make test CONFIG=$1 ONLY='$groups'"
+	else
+		echo "make test CONFIG=$1"
+	fi
+}

@@ -14,11 +14,14 @@ Reads:
     that passed or did not run here is not a known failure of 6.12.
 
 Prints one line per stage and group and ends with "N passed, N failed,
-N skipped". Exits 1 if anything failed.
+N skipped". Exits 1 if anything failed. With --json, also writes every
+stage and test case with its result, time and failure lines there (see
+tests/results.py, which turns it into JUnit XML).
 """
 
 import argparse
 import fnmatch
+import json
 import os
 import re
 import sys
@@ -40,6 +43,8 @@ KERNEL_REPORTS = [
 ]
 
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+# What the guest's runners print before a case's or a selftest's result.
+TOOK = re.compile(r"^(?P<name>\S+) took (?P<secs>\d+) s$")
 KTAP_LINE = re.compile(
     r"^(?P<indent>\s*)(?:(?P<version>(?:K)?TAP version \d+)"
     r"|(?P<plan>1\.\.(?P<count>\d+))"
@@ -54,6 +59,11 @@ class Tally:
         self.passed = self.failed = self.skipped = 0
         self.notes = []
         self.seen = {}  # test path -> "passed" or "failed", for known ones
+        self.cases = []  # one dict per test case, for --json
+
+    def case(self, name, result, reason="", log=None, time=None):
+        self.cases.append({"name": name, "result": result, "reason": reason,
+                           "time_s": time, "log": log or []})
 
     def add(self, other):
         self.passed += other.passed
@@ -61,10 +71,16 @@ class Tally:
         self.skipped += other.skipped
         self.notes += other.notes
         self.seen.update(other.seen)
+        self.cases += other.cases
 
-    def fail(self, why):
+    def fail(self, why, name=None):
+        """A failure; unless a test case records it (name=None), it is a
+        case of its own, named by the first line of why."""
         self.failed += 1
         self.notes.append("FAIL " + why)
+        if name is None:
+            lines = why.split("\n")
+            self.case(lines[0], "fail", log=[l.strip() for l in lines[1:]])
 
     def summary(self):
         s = f"{self.passed} passed, {self.failed} failed"
@@ -91,6 +107,7 @@ class Node:
         self.ok = None
         self.directive = ""
         self.diag = []  # the comment lines printed just before the result
+        self.time = None  # seconds, when the runner printed "NAME took N s"
 
 
 def parse_ktap(lines, name):
@@ -115,10 +132,15 @@ def parse_block(items, pos, level, node):
     """Fill node from items[pos:] at indentation level; return the next pos."""
     pending = None
     diag = []
+    timing = None
     while pos < len(items):
         indent, m = items[pos]
         if m.group("diag") is not None and indent >= level:
-            diag = (diag + [m.group("diag")])[-5:]
+            took = TOOK.match(m.group("diag").strip())
+            if took:
+                timing = int(took.group("secs"))
+            else:
+                diag = (diag + [m.group("diag")])[-5:]
             pos += 1
             continue
         if indent < level:
@@ -139,6 +161,7 @@ def parse_block(items, pos, level, node):
             child.ok = m.group("notok") is None
             child.directive = (m.group("directive") or "").strip()
             child.diag, diag = diag, []
+            child.time, timing = timing, None
             node.children.append(child)
     if pending is not None:
         # A nested block with no result line after it: that test died.
@@ -172,20 +195,25 @@ def judge(node, path, known, tally):
             return True
         return unexplained
     if is_skip(node):
+        reason = node.directive[4:].strip() or "no reason given"
         tally.skipped += 1
-        tally.notes.append(f"SKIP {full}: {node.directive[4:].strip() or 'no reason given'}")
+        tally.notes.append(f"SKIP {full}: {reason}")
+        tally.case(full, "skip", reason, time=node.time)
         return False
     flaky = getattr(known, "flaky", {})
     if full in flaky:
         tally.seen[full] = "passed" if node.ok else "failed"
         if node.ok:
             tally.passed += 1
+            tally.case(full, "pass", time=node.time)
         else:
             tally.skipped += 1
             tally.notes.append(f"SKIP {full}: flaky on 6.12 too: {flaky[full]}")
+            tally.case(full, "skip", f"flaky on 6.12 too: {flaky[full]}", node.diag, node.time)
         return False
     if node.ok:
         tally.passed += 1
+        tally.case(full, "pass", time=node.time)
         if full in known:
             tally.seen[full] = "passed"
             tally.notes.append(f"NOTE {full} passes but is listed as a known failure; remove it from the list")
@@ -194,9 +222,11 @@ def judge(node, path, known, tally):
         tally.seen[full] = "failed"
         tally.skipped += 1
         tally.notes.append(f"SKIP {full}: known failure: {known[full]}")
+        tally.case(full, "skip", f"known failure: {known[full]}", node.diag, node.time)
         return False
     tally.fail(f"{full}" + (f": {node.directive}" if node.directive else "")
-               + "".join(f"\n        # {d}" for d in node.diag))
+               + "".join(f"\n        # {d}" for d in node.diag), name=full)
+    tally.case(full, "fail", node.directive, node.diag, node.time)
     return True
 
 
@@ -226,6 +256,7 @@ def kernel_reports(lines):
                 break
     if not tally.failed:
         tally.passed = 1
+        tally.case("no kernel report on the console", "pass")
     return tally
 
 
@@ -284,6 +315,9 @@ def main():
                     help="the unpatched kernel: every known failure must fail here")
     ap.add_argument("--boot-status", type=int, default=0, help="boot/qemu's exit status")
     ap.add_argument("--counts", help="write 'passed failed skipped' here")
+    ap.add_argument("--json", help="write the stages and cases here (tests/results.py reads it)")
+    ap.add_argument("--build-time", type=int, help="seconds the kernel build took, for --json")
+    ap.add_argument("--boot-time", type=int, help="seconds the guest ran, for --json")
     ap.add_argument("-v", "--verbose", action="store_true", help="list skips too")
     args = ap.parse_args()
 
@@ -307,6 +341,7 @@ def main():
         stages.append(("boot", boot if boot.failed else Tally()))
         if not boot.failed:
             stages[-1][1].passed = 1
+            stages[-1][1].case("the guest ran the tests and powered off", "pass")
         stages.append(("kernel log", kernel_reports(lines)))
         kunit_on, suites = kconfig_has_kunit_tests(args.kconfig)
         if kunit_on:
@@ -327,7 +362,9 @@ def main():
             t.fail(f"{group}: no results (expected {path})")
         else:
             with open(path, errors="replace") as f:
-                t = judge_ktap(f.readlines(), group, known)
+                tap = f.readlines()
+            t = judge_ktap(tap, group, known)
+            t.time = group_time(tap, group)
         stages.append((group, t))
 
     if args.baseline and (known or known.flaky):
@@ -364,7 +401,40 @@ def main():
     if args.counts:
         with open(args.counts, "w") as f:
             f.write(f"{total.passed} {total.failed} {total.skipped}\n")
+    if args.json:
+        write_json(args, stages, known)
     return 1 if total.failed else 0
+
+
+def group_time(tap, group):
+    """The seconds the guest's runner says the group took, or None."""
+    pat = re.compile(rf"^# group {re.escape(group)} took (\d+) s")
+    for line in tap:
+        m = pat.match(line)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def write_json(args, stages, known):
+    """One config's results, as tests/results.py documents them."""
+    total = Tally()
+    for _, t in stages:
+        total.add(t)
+    out = [{"name": name, "result": "fail" if t.failed else "pass",
+            "passed": t.passed, "failed": t.failed, "skipped": t.skipped,
+            "time_s": getattr(t, "time", None), "cases": t.cases}
+           for name, t in stages]
+    out[0]["time_s"] = args.boot_time
+    doc = {"config": args.name,
+           "result": "fail" if total.failed else "pass",
+           "build": {"result": "pass", "time_s": args.build_time, "log": []},
+           "stages": out,
+           "summary": {"passed": total.passed, "failed": total.failed, "skipped": total.skipped},
+           "known_failures": dict(known), "flaky": dict(known.flaky)}
+    with open(args.json, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ wait_for() {
 sysfs_read() { tr -d '\n' <"$1"; }
 
 ktap_main() {
-	local self=$0 cases c n=0 rc out pass=0 failed=0 skipped=0
+	local self=$0 cases c n=0 rc out start pass=0 failed=0 skipped=0
 	if [ "${1:-}" = --case ]; then
 		set -e
 		"case_$2"
@@ -46,8 +46,10 @@ ktap_main() {
 	for c in $cases; do
 		n=$((n + 1))
 		rc=0
+		start=$SECONDS
 		out=$(timeout -k 5 "$CASE_TIMEOUT" bash "$self" --case "$c" 2>&1) || rc=$?
 		[ -z "$out" ] || sed 's/^/# /' <<<"$out"
+		echo "# $c took $((SECONDS - start)) s" # for results.json, not a verdict
 		case $rc in
 		0) echo "ok $n $c"; pass=$((pass + 1)) ;;
 		"$KSFT_SKIP") echo "ok $n $c # SKIP $(sed -n 's/^SKIP: //p' <<<"$out" | tail -n1)"; skipped=$((skipped + 1)) ;;
