@@ -24,7 +24,7 @@ $(error unknown CONFIG '$(CONFIG)'; valid names: $(CONFIGS))
 endif
 
 .PHONY: help deps source kernel menuconfig rootfs guest-bins boot run test \
-	matrix bench check check-harness check-patches check-bench check-build rebase export \
+	matrix bench check check-harness check-patches check-bench check-build rebase export ci-jobs \
 	clean distclean
 
 help: ## this list
@@ -71,6 +71,9 @@ bench: source rootfs ## promotion benchmark, pristine vs precise and all (QUICK=
 
 check: deps ## everything CI runs: harness, patches, the whole matrix
 	@tests/check
+
+ci-jobs: ## the CI job list, one job per matrix config, as JSON (.github/workflows/matrix.yml)
+	@.ci/jobs
 
 check-harness: ## the harness's own tests (recorded logs, no kernel)
 	@tests/harness/run
