@@ -50,7 +50,7 @@ guest-bins: source ## build the upstream selftests and helpers for the guest
 	@tests/build-guest-bins
 
 boot: kernel rootfs guest-bins ## boot CONFIG; a shell, or CMD='...' (SHARE=dir)
-	@boot/qemu $(CONFIG) $(if $(CMD),--cmd '$(subst ','\'',$(CMD))') \
+	@boot/qemu $(CONFIG) $(if $(value CMD),--cmd '$(subst ','\'',$(value CMD))') \
 		$(if $(SHARE),--share '$(SHARE)') $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 run: kernel rootfs guest-bins ## boot CONFIG, show its tiers and features, promote a hot set
