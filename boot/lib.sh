@@ -30,6 +30,17 @@ export TOP WORK JOBS
 
 prog=$(basename "$(dirname "$0")")/$(basename "$0")
 
+# --help or -h as the first argument of a script that sources this file
+# prints the comment at the top of the script, which is its usage, and
+# exits before the script does anything.
+script_help() {
+	awk 'NR == 1 && /^#!/ { next }
+		/^# shellcheck/ { next }
+		/^#/ { sub(/^# ?/, ""); print; next }
+		{ exit }' "$0"
+}
+case "${1:-}" in -h | --help) script_help; exit 0 ;; esac
+
 # One line on stderr, then exit 1 (user error) or the given code.
 die() {
 	local code=1

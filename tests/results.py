@@ -282,7 +282,9 @@ def validate_xml(path):
 
 
 def main(argv):
-    if len(argv) == 7 and argv[1] == "failed-early":
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+    elif len(argv) == 7 and argv[1] == "failed-early":
         failed_early(*argv[2:7])
     elif len(argv) == 4 and argv[1] == "junit":
         with open(argv[2]) as f:
