@@ -23,8 +23,14 @@ ifeq ($(filter $(CONFIG),$(CONFIGS)),)
 $(error unknown CONFIG '$(CONFIG)'; valid names: $(CONFIGS))
 endif
 
+ifneq ($(filter export-debian,$(MAKECMDGOALS)),)
+ifeq ($(DIR),)
+$(error make export-debian needs DIR, where the patches go: make export-debian DIR=path/to/debian/patches)
+endif
+endif
+
 .PHONY: help deps source kernel menuconfig rootfs guest-bins boot run test \
-	matrix bench check check-harness check-patches check-bench check-build rebase export ci-jobs \
+	matrix bench check check-harness check-patches check-bench check-build rebase export export-debian ci-jobs \
 	clean distclean
 
 help: ## this list
@@ -92,6 +98,9 @@ check-bisect: source ## build and boot the series patch by patch (CONFIG, defaul
 
 rebase: deps ## re-extract for the installed linux-source-6.12, re-apply
 	@boot/source rebase
+
+export-debian: ## write the series as debian/patches (quilt series, DEP-3 headers) into DIR
+	@boot/debian-patches.py export '$(DIR)'
 
 export: ## write the stack branch in WORK/src back to linux.patch-stack/
 	@boot/source export
