@@ -60,17 +60,48 @@ run() {
 # Run a noisy command with its output in LOG; on failure show the tail of
 # the log and stop with one line naming the log.
 quiet() {
-	local log=$1 what=$2
+	local log=$1 what=$2 pid
 	shift 2
 	if [ "${V:-0}" = 1 ]; then
 		echo "+ $*" >&2
 		"$@" 2>&1 | tee "$log"
 		return "${PIPESTATUS[0]}"
 	fi
-	if ! "$@" >"$log" 2>&1; then
-		tail -n 30 "$log" >&2
-		die -c 2 "$what failed; full log: $log"
+	if [ -t 2 ]; then
+		"$@" >"$log" 2>&1 &
+		pid=$!
+		show_progress "$pid" "$what" log_progress "$log"
+		wait "$pid" && return 0
+	elif "$@" >"$log" 2>&1; then
+		return 0
 	fi
+	tail -n 30 "$log" >&2
+	die -c 2 "$what failed; full log: $log"
+}
+
+# show_progress PID WHAT COMMAND...: while PID runs, and only if stderr is a
+# terminal, one line updated in place every second: WHAT and what COMMAND
+# prints. Not a terminal (CI, a log): nothing, the callers' own lines say
+# what ran.
+show_progress() {
+	local pid=$1 what=$2 width
+	shift 2
+	[ -t 2 ] || return 0
+	width=$(($(tput cols 2>/dev/null || echo 80) - ${#what} - 6))
+	while kill -0 "$pid" 2>/dev/null; do
+		printf '\r\033[K  %s: %s' "$what" "$("$@" 2>/dev/null | cut -c1-"$((width > 10 ? width : 10))")" >&2
+		sleep 1
+	done
+	printf '\r\033[K' >&2
+}
+
+# log_progress LOG: for show_progress: the kbuild steps (CC, LD...) in LOG so
+# far, out of PROGRESS_TOTAL when set (a full build's), and its last line.
+log_progress() {
+	local n
+	n=$(grep -c '^  [A-Z][A-Z0-9_]* ' "$1") || true
+	printf '%s steps%s, last: %s\n' "${n:-0}" "${PROGRESS_TOTAL:+ of about $PROGRESS_TOTAL in a full build}" \
+		"$(tail -n 1 "$1" | sed 's/^ *//')"
 }
 
 # Content hash of files and strings, used to decide whether cached work is
