@@ -30,7 +30,7 @@ endif
 endif
 
 .PHONY: help deps source kernel menuconfig rootfs guest-bins boot run test \
-	matrix bench check check-harness check-patches check-bench check-build rebase export export-debian ci-jobs \
+	matrix bench check check-harness check-patches check-bench check-build rebase export export-debian ci-jobs savefragment \
 	clean distclean
 
 help: ## this list
@@ -48,6 +48,9 @@ kernel: source ## build the kernel of CONFIG
 
 menuconfig: source ## edit CONFIG's .config with menuconfig
 	@boot/build $(CONFIG) menuconfig
+
+savefragment: source ## write CONFIG's menuconfig edits as defconfigs/NAME.config
+	@boot/build $(CONFIG) savefragment '$(NAME)'
 
 rootfs: deps ## debootstrap the guest's Debian 12 root filesystem
 	@rootfs/build >/dev/null

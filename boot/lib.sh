@@ -223,3 +223,18 @@ PY
 		echo "make test CONFIG=$1"
 	fi
 }
+
+# config_delta OLD NEW: the lines of the .config NEW that set a symbol to
+# another value than OLD does ("# CONFIG_X is not set" for one turned off),
+# for a fragment that takes OLD to NEW.
+config_delta() {
+	awk '
+	function sym(line) {
+		if (line ~ /^CONFIG_[A-Za-z0-9_]+=/) { sub(/=.*/, "", line); return line }
+		if (line ~ /^# CONFIG_[A-Za-z0-9_]+ is not set$/) { sub(/^# /, "", line); sub(/ is not set$/, "", line); return line }
+		return ""
+	}
+	FNR == NR { s = sym($0); if (s != "") old[s] = $0; next }
+	{ s = sym($0); if (s != "" && old[s] != $0 && !(old[s] == "" && $0 ~ /is not set$/)) print }
+	' "$1" "$2"
+}
