@@ -30,7 +30,7 @@ endif
 endif
 
 .PHONY: help deps source kernel menuconfig rootfs guest-bins boot run test \
-	matrix bench check check-harness check-patches check-bench check-build rebase export export-debian ci-jobs savefragment \
+	matrix bench check check-harness check-patches check-bench check-build rebase export export-debian ci-jobs savefragment deb check-deb \
 	clean distclean
 
 help: ## this list
@@ -101,6 +101,12 @@ check-bisect: source ## build and boot the series patch by patch (CONFIG, defaul
 
 rebase: deps ## re-extract for the installed linux-source-6.12, re-apply
 	@boot/source rebase
+
+deb: source ## Debian packages of CONFIG's kernel in WORK/deb (to install elsewhere, never here)
+	@boot/deb $(CONFIG)
+
+check-deb: source ## build CONFIG's packages (default all) and inspect them with dpkg-deb
+	@tests/check-deb $(if $(filter command line,$(origin CONFIG)),$(CONFIG),all)
 
 export-debian: ## write the series as debian/patches (quilt series, DEP-3 headers) into DIR
 	@boot/debian-patches.py export '$(DIR)'
