@@ -30,7 +30,7 @@ endif
 endif
 
 .PHONY: help deps source kernel menuconfig rootfs guest-bins boot run test \
-	matrix bench check check-harness check-patches check-bench check-build rebase export export-debian ci-jobs savefragment deb check-deb \
+	matrix bench check check-harness check-patches check-bench check-build rebase export export-debian ci-jobs savefragment deb check-deb release-notes \
 	clean distclean
 
 help: ## this list
@@ -101,6 +101,9 @@ check-bisect: source ## build and boot the series patch by patch (CONFIG, defaul
 
 rebase: deps ## re-extract for the installed linux-source-6.12, re-apply
 	@boot/source rebase
+
+release-notes: ## the CHANGELOG's newest section: what the next (or last) release holds
+	@awk '/^## / { if (n++) exit } n' $(or $(CHANGES),CHANGELOG)
 
 deb: source ## Debian packages of CONFIG's kernel in WORK/deb (to install elsewhere, never here)
 	@boot/deb $(CONFIG)
