@@ -25,14 +25,17 @@ config and stage), which CI web pages render.
   tests/results.py failed-early CONFIG build|guest SECONDS LOG OUT.json
   tests/results.py junit IN.json OUT.xml
   tests/results.py merge OUT.json OUT.xml HOST.tsv CONFIG.json...
+  tests/results.py tap-tsv STAGE LOG
   tests/results.py validate FILE.json | FILE.xml...
 
-HOST.tsv has one line per host-only check: stage, case, pass|fail, log file.
+HOST.tsv has one line per host-only check: stage, case, pass|fail, log file;
+'tap-tsv' prints those lines for the ok / not ok lines of the KTAP in LOG.
 'validate' checks a file against the layout above (the harness runs it).
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -141,6 +144,17 @@ def host_stages(tsv):
                     order.append(stage)
                 stages[stage].append(case_doc(name, result, log=tail(log) if result == "fail" and log else []))
     return [stage_doc(s, stages[s]) for s in order]
+
+
+def tap_tsv(stage, log):
+    """HOST.tsv lines for the top-level results of the KTAP in log."""
+    pat = re.compile(r"^(not )?ok \d+ (.*)$")
+    with open(log, errors="replace") as f:
+        for line in f:
+            m = pat.match(line.rstrip("\n"))
+            if m:
+                name = m.group(2).replace("\t", " ").strip() or "(unnamed)"
+                print(f"{stage}\t{name}\t{'fail' if m.group(1) else 'pass'}\t{log}")
 
 
 def commit():
@@ -289,6 +303,8 @@ def main(argv):
     elif len(argv) == 4 and argv[1] == "junit":
         with open(argv[2]) as f:
             junit(config_suites(json.load(f)), argv[3])
+    elif len(argv) == 4 and argv[1] == "tap-tsv":
+        tap_tsv(argv[2], argv[3])
     elif len(argv) >= 5 and argv[1] == "merge":
         merge(argv[2], argv[3], argv[4], argv[5:])
     elif len(argv) >= 3 and argv[1] == "validate":
@@ -300,7 +316,7 @@ def main(argv):
             bad += bool(errors)
         return 1 if bad else 0
     else:
-        sys.exit("usage: tests/results.py failed-early|junit|merge|validate ...; "
+        sys.exit("usage: tests/results.py failed-early|junit|merge|tap-tsv|validate ...; "
                  "the top of tests/results.py says what each takes")
     return 0
 
