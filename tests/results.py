@@ -147,13 +147,16 @@ def host_stages(tsv):
 
 
 def tap_tsv(stage, log):
-    """HOST.tsv lines for the top-level results of the KTAP in log."""
-    pat = re.compile(r"^(not )?ok \d+ (.*)$")
+    """HOST.tsv lines for the result lines in log: every line that starts
+    with "ok" or "not ok", as make check counts them ("ok 3 name", and
+    bench/check's own "not ok: what")."""
+    pat = re.compile(r"^(not )?ok(.*)$")
     with open(log, errors="replace") as f:
         for line in f:
             m = pat.match(line.rstrip("\n"))
             if m:
-                name = m.group(2).replace("\t", " ").strip() or "(unnamed)"
+                name = re.sub(r"^[\s:]*\d*\s*-?\s*", "", m.group(2)).replace("\t", " ").strip()
+                name = name or "(unnamed)"
                 print(f"{stage}\t{name}\t{'fail' if m.group(1) else 'pass'}\t{log}")
 
 
