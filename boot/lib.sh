@@ -96,11 +96,12 @@ show_progress() {
 }
 
 # log_progress LOG: for show_progress: the kbuild steps (CC, LD...) in LOG so
-# far, out of PROGRESS_TOTAL when set (a full build's), and its last line.
+# far, beside PROGRESS_TOTAL when set (the most an earlier build of that
+# directory took), and its last line.
 log_progress() {
 	local n
 	n=$(grep -c '^  [A-Z][A-Z0-9_]* ' "$1") || true
-	printf '%s steps%s, last: %s\n' "${n:-0}" "${PROGRESS_TOTAL:+ of about $PROGRESS_TOTAL in a full build}" \
+	printf '%s steps%s, last: %s\n' "${n:-0}" "${PROGRESS_TOTAL:+ (the biggest build here had $PROGRESS_TOTAL)}" \
 		"$(tail -n 1 "$1" | sed 's/^ *//')"
 }
 
