@@ -239,3 +239,17 @@ config_delta() {
 	{ s = sym($0); if (s != "" && old[s] != $0 && !(old[s] == "" && $0 ~ /is not set$/)) print }
 	' "$1" "$2"
 }
+
+# kbuild_env TREE: the environment and make arguments every kernel build of
+# TREE uses (boot/build, boot/deb): ccache with CCACHE_BASEDIR=$WORK, so
+# that another clone hits the same cache, and a fixed build identity, so
+# that the same source gives the same objects and version.o does not change
+# every build. Sets KBUILD_ARGS.
+kbuild_env() {
+	export ARCH=x86_64
+	export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=true
+	export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache}
+	KBUILD_BUILD_TIMESTAMP=$(git -C "$1" log -1 --format=%cd)
+	export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER=stack KBUILD_BUILD_HOST=qemu
+	KBUILD_ARGS=(ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS")
+}
