@@ -267,6 +267,49 @@ def variant_rows(t, case, cols, out):
     out.append("")
 
 
+def worst_cell(s, digits, worst):
+    """Median, and the worst repetition in brackets when it differs."""
+    if s is None:
+        return "NA"
+    med, lo, hi, n = s
+    w = lo if worst == "min" else hi
+    if n == 1 or w == med:
+        return fmt_num(med, digits)
+    return f"{fmt_num(med, digits)} ({fmt_num(w, digits)})"
+
+
+def summary_table(t, out):
+    """One table over every case: each variant that promotes, against the
+    base kernel's NUMAB2 in the same case (the README's results table)."""
+    out.append(f"## Against `{t.base}:NUMAB2`, every case\n")
+    out.append("Medians; in brackets the worst repetition where it differs (the "
+               "lowest share on top and precision, the highest CPU time). "
+               "\"time / base\" is the median time over the base NUMAB2 median of "
+               "the same case.\n")
+    out.append("| case | variant | time / base | t95 ms | hot set on top % | precision "
+               "| cold promoted | kmigrated CPU ms | visited / promoted |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for case in t.cases():
+        base = t.stat(t.base, "NUMAB2", case, "elapsed_us")
+        for k, s in t.variants(case):
+            if s == "NUMAB0" or t.state(k, s, case) != "ok":
+                continue
+            el = t.stat(k, s, case, "elapsed_us")
+            ratio = "NA" if not base or not el or not base[0] else f"{el[0] / base[0]:.2f}"
+            got, n = reached(t, k, s, case, "t95_ms")
+            t95 = "never" if not got else worst_cell(t.stat(k, s, case, "t95_ms"), 0, "max")
+            if 0 < got < n:
+                t95 = f"{fmt_num(t.stat(k, s, case, 't95_ms')[0])} ({n - got} never)"
+            cells = [ratio, t95,
+                     worst_cell(t.stat(k, s, case, "hot_on_top_pct"), 1, "min"),
+                     worst_cell(t.stat(k, s, case, "precision"), 3, "min"),
+                     worst_cell(t.stat(k, s, case, "promoted_cold"), 0, "max"),
+                     worst_cell(t.stat(k, s, case, "kmigrated_cpu_ms"), 0, "max"),
+                     worst_cell(t.stat(k, s, case, "visited_per_promoted"), 1, "max")]
+            out.append(f"| {case} | {k}:{s} | " + " | ".join(cells) + " |")
+    out.append("")
+
+
 def reached(t, k, s, case, name):
     rs = t.groups.get((k, s, case), [])
     return sum(1 for r in rs if metrics(r)[name] is not None), len(rs)
@@ -280,6 +323,7 @@ def write_md(t, runs, run_dir, png_ok):
     out.append("")
     out.append(f"**Note:** {TCG_NOTE}")
     out.append("")
+    summary_table(t, out)
     setups = {}
     for r in runs:
         if r["setup"]:
