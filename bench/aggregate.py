@@ -35,6 +35,8 @@ CASES = {
             "freed; a 32 MiB hot set, skewed accesses",
 }
 SOURCES = ["NUMAB0", "NUMAB2", "pgtscan", "hwhints"]
+# the sampler asks every 100 ms: a gap longer than this is a stall
+STALL_MS = 1000
 TCG_NOTE = ("Under QEMU TCG every node's memory is equally fast, so the time "
             "column shows each source's overhead (scanning, faults, "
             "migration), not the gain a real slow tier would give.")
@@ -153,6 +155,8 @@ def metrics(r):
         "failed_migrations": d.get("pgmigrate_fail"),
         "held_hot_pct": held_pct,
         "t95_after_release_ms": after_release,
+        "sampler_max_gap_ms": res.get("max_gap_ms"),
+        "sampler_max_query_ms": res.get("max_query_ms"),
     }
 
 
@@ -308,6 +312,21 @@ def summary_table(t, out):
                      worst_cell(t.stat(k, s, case, "visited_per_promoted"), 1, "max")]
             out.append(f"| {case} | {k}:{s} | " + " | ".join(cells) + " |")
     out.append("")
+    late = []
+    for case in t.cases():
+        for k, s in t.variants(case):
+            for r in t.groups.get((k, s, case), []):
+                m = metrics(r)
+                if (m["sampler_max_gap_ms"] or 0) > STALL_MS:
+                    late.append(f"- {k}:{s} {case} rep {r['rep']}: no sample for "
+                                f"{fmt_num(m['sampler_max_gap_ms'])} ms (longest "
+                                f"move_pages() query {fmt_num(m['sampler_max_query_ms'])} ms), "
+                                f"kmigrated CPU {fmt_num(m['kmigrated_cpu_ms'])} ms")
+    if late:
+        out.append(f"Runs whose sampler went over {STALL_MS} ms without a sample "
+                   "(the guest, or the query, stalled):\n")
+        out.extend(late)
+        out.append("")
 
 
 def reached(t, k, s, case, name):
@@ -403,7 +422,8 @@ CSV_FIELDS = ["kernel", "variant", "case", "rep", "status", "reason", "elapsed_u
               "t95_ms", "hot_on_top_pct", "precision", "promoted_hot", "promoted_cold",
               "kmigrated_cpu_ms", "klruscand_cpu_ms", "records_per_promoted",
               "visited_per_promoted", "numa_hint_faults", "demoted", "kmigrated_passes",
-              "kmigrated_full", "failed_migrations", "held_hot_pct", "t95_after_release_ms"]
+              "kmigrated_full", "failed_migrations", "held_hot_pct", "t95_after_release_ms",
+              "sampler_max_gap_ms", "sampler_max_query_ms"]
 
 
 def write_csv(runs, run_dir):

@@ -46,10 +46,13 @@
  *   sample t_ms=T hot_top=X hot=H cold_top=Y cold=C
  *   result elapsed_us=.. elapsed_ms=.. timed_out=0|1 t50_ms=.. t95_ms=..
  *          hot_top=X hot=H cold_top=Y cold=C precision=P samples=N checksum=..
+ *          tlb_flushes=F max_gap_ms=G max_query_ms=Q
  *   hold mib=M topups=T hold_ms=H released_ms=R    (with --hold-ms; see there)
  * t50/t95 are the first samples with 50%/95% of the hot set on a top tier
  * (-1: never); precision is the share of promoted pages that are hot (-1:
- * none promoted). Exit: 0 with a result line, 2 on bad input or a failed
+ * none promoted); max_gap_ms is the longest time between the starts of two
+ * samples (the sampler is late when the guest stalls) and max_query_ms the
+ * longest move_pages() query (it is slow when the kernel holds it up). Exit: 0 with a result line, 2 on bad input or a failed
  * setup (one line on stderr).
  */
 #define _GNU_SOURCE
@@ -441,16 +444,24 @@ struct sampler {
 	long t0_us;
 	struct tb_sample *s;
 	long n, cap;
+	/* the longest move_pages() query, and the longest time between the
+	 * starts of two samples: a stalled guest or a blocked query shows */
+	long max_query_ms, max_gap_ms;
 };
 
 static void take_sample(struct sampler *sp)
 {
-	long hot_top, cold_top, hot = tb_hot_pages(&L), t_ms;
+	long hot_top, cold_top, hot = tb_hot_pages(&L), t_ms, query_ms;
 
 	/* the time the query starts: a long query must not look like a late one */
 	t_ms = (now_us() - sp->t0_us) / 1000;
 	if (move_pages(0, L.pages, pages, NULL, status, 0) < 0)
 		fatal("move_pages (query): %s", strerror(errno));
+	query_ms = (now_us() - sp->t0_us) / 1000 - t_ms;
+	if (query_ms > sp->max_query_ms)
+		sp->max_query_ms = query_ms;
+	if (sp->n && t_ms - sp->s[sp->n - 1].t_ms > sp->max_gap_ms)
+		sp->max_gap_ms = t_ms - sp->s[sp->n - 1].t_ms;
 	tb_count_top(status, L.is_hot, L.pages, P.slow_node, &hot_top, &cold_top);
 	if (sp->n == sp->cap) {
 		sp->cap = sp->cap ? 2 * sp->cap : 1024;
@@ -569,12 +580,12 @@ int main(int argc, char **argv)
 
 	printf("result elapsed_us=%ld elapsed_ms=%ld timed_out=%d t50_ms=%ld t95_ms=%ld "
 	       "hot_top=%ld hot=%ld cold_top=%ld cold=%ld precision=%.4f samples=%ld "
-	       "checksum=%lu tlb_flushes=%ld\n",
+	       "checksum=%lu tlb_flushes=%ld max_gap_ms=%ld max_query_ms=%ld\n",
 	       elapsed_us, elapsed_us / 1000, timed_out,
 	       tb_time_to(sp.s, sp.n, hot, 50), tb_time_to(sp.s, sp.n, hot, 95),
 	       sp.s[sp.n - 1].hot_top, hot, sp.s[sp.n - 1].cold_top, L.pages - hot,
 	       tb_precision(sp.s[sp.n - 1].hot_top, sp.s[sp.n - 1].cold_top), sp.n,
-	       atomic_load(&checksum), tlb_flushes);
+	       atomic_load(&checksum), tlb_flushes, sp.max_gap_ms, sp.max_query_ms);
 	if (P.mode == TB_FILE)
 		unlink(P.file);
 	return 0;
