@@ -287,7 +287,8 @@ def summary_table(t, out):
     base kernel's NUMAB2 in the same case (the README's results table)."""
     out.append(f"## Against `{t.base}:NUMAB2`, every case\n")
     out.append("Medians; in brackets the worst repetition where it differs (the "
-               "lowest share on top and precision, the highest CPU time). "
+               "lowest share on top and precision; the highest t95, cold pages, "
+               "CPU time and visited records). "
                "\"time / base\" is the median time over the base NUMAB2 median of "
                "the same case.\n")
     out.append("| case | variant | time / base | t95 ms | hot set on top % | precision "

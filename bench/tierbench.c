@@ -52,8 +52,9 @@
  * (-1: never); precision is the share of promoted pages that are hot (-1:
  * none promoted); max_gap_ms is the longest time between the starts of two
  * samples (the sampler is late when the guest stalls) and max_query_ms the
- * longest move_pages() query (it is slow when the kernel holds it up). Exit: 0 with a result line, 2 on bad input or a failed
- * setup (one line on stderr).
+ * longest move_pages() query (it is slow when the kernel holds it up).
+ * Exit: 0 with a result line, 2 on bad input or a failed setup (one line
+ * on stderr).
  */
 #define _GNU_SOURCE
 #include <errno.h>
