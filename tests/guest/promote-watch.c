@@ -7,7 +7,7 @@
  *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
  *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-B BOUND]
  *                 [-o SPAN_MS [-R ROUNDS] [-G GAP_MS,... | -a DELAY_MS]] [-w] [-r]
- *                 [-l] [-p PFN_FILE]
+ *                 [-l] [-p PFN_FILE] [-I INJECT_FILE]
  *
  * The hot and cold sets are allocated, touched once, and moved to
  * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
@@ -57,6 +57,12 @@
  * line: a second run with the same file tells how many of its cold pages
  * took the frames of the first run's (reused=, -1 with no file).
  *
+ * With -I, every 100 ms the address of the byte accessed in each hot page
+ * is also written to INJECT_FILE (the IBS sample injector,
+ * <debugfs>/ibs_access/inject), as if IBS had sampled each of those
+ * accesses; the cold set is never reported. A failed write is a setup
+ * error (exit 2), with the errno.
+ *
  * Output, one line each, for the test scripts to check:
  *   setup mode=M hot=N cold=M slow=S thp=0|1 setup_ms=T
  *   sample ms=T hot_top=X cold_top=Y          (every 100 ms)
@@ -89,6 +95,35 @@
 
 static long psz;
 static long round_at[100];
+
+/*
+ * -I: report the accessed byte of each of the @n pages at @h to the IBS
+ * sample injector @path, in writes of whole lines under its 64 KiB limit.
+ */
+static void inject_hot(const char *path, const char *h, long n)
+{
+	static char buf[32768];
+	size_t len = 0;
+	long i;
+	int fd;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		die("open inject file");
+	for (i = 0; i <= n; i++) {
+		if (len && (i == n || len > sizeof(buf) - 32)) {
+			if (write(fd, buf, len) != (ssize_t)len) {
+				fprintf(stderr, "promote-watch: inject: %s\n", strerror(errno));
+				exit(2);
+			}
+			len = 0;
+		}
+		if (i < n)
+			len += snprintf(buf + len, sizeof(buf) - len, "%#lx\n",
+					(unsigned long)(h + i * psz + (i % 64) * 8));
+	}
+	close(fd);
+}
 
 /* Map @bytes for mode @mode; file mappings are MAP_SHARED on @path. */
 static char *map_region(const char *mode, size_t bytes, const char *path)
@@ -261,6 +296,7 @@ static void cold_place(char *c, long cold, int slow, const char *pfn_file,
 int main(int argc, char **argv)
 {
 	const char *mode = "anon", *path = "/root/promote-watch.data", *pfn_file = NULL;
+	const char *inject = NULL;
 	long hot = 2048, cold = 2048, timeout = 30000, i, t0, next, hot_top = 0,
 	     cold_top = 0, n, moved, flush_ms = 0, next_flush = 0, start_ms,
 	     bound = 0, bound_top = 0, free_hot, once_span = -1, once_start = -1,
@@ -278,7 +314,7 @@ int main(int argc, char **argv)
 
 	start_ms = now_ms();
 	psz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:G:a:p:lwr")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:G:a:p:I:lwr")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': hot = atol(optarg); break;
@@ -309,6 +345,7 @@ int main(int argc, char **argv)
 		case 'l': late = 1; break;
 		case 'w': wait_all = 1; break;
 		case 'r': reads_only = 1; break;
+		case 'I': inject = optarg; break;
 		default:
 			fprintf(stderr, "promote-watch: bad option; see the top of promote-watch.c\n");
 			return 2;
@@ -467,6 +504,8 @@ int main(int argc, char **argv)
 		if (now_ms() < next)
 			continue;
 		next += 100;
+		if (inject)
+			inject_hot(inject, h, hot);
 		hot_top = count_top(h, free_hot, slow, pages, status);
 		cold_top = c ? count_top(c, cold, slow, pages, status) : 0;
 		bound_top = bound ? count_top(h + free_hot * psz, bound, slow,
