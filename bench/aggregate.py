@@ -200,10 +200,14 @@ class Table:
         self.na = {}
         self.reps = {}
         self.failed = []
+        self.injected = set()
         for r in runs:
             key = (r["kernel"], r["variant"], r["case"])
             self.reps.setdefault(key, 0)
             self.reps[key] += 1
+            # hwhints fed by the IBS sample injector, not by IBS
+            if r.get("hwhints") == "injected":
+                self.injected.add((r["kernel"], r["variant"]))
             if r["na"] is not None:
                 self.na[key] = r["na"]
             elif ok(r):
@@ -211,6 +215,11 @@ class Table:
             else:
                 self.failed.append(r)
         self.base, self.patched = base, patched
+
+    def label(self, kernel, variant):
+        """How the tables name a variant: say so when its samples were made up."""
+        name = f"{kernel}:{variant}"
+        return name + " (injected samples)" if (kernel, variant) in self.injected else name
 
     def stat(self, kernel, variant, case, name):
         rs = self.groups.get((kernel, variant, case))
@@ -260,14 +269,14 @@ def variant_rows(t, case, cols, out):
     for k, s in t.variants(case):
         st = t.state(k, s, case)
         if st != "ok":
-            out.append(f"| {k}:{s} | " + " | ".join(["NA"] * len(cols)) + " |")
+            out.append(f"| {t.label(k, s)} | " + " | ".join(["NA"] * len(cols)) + " |")
             continue
         cells = []
         for _, name, digits in cols:
             st = t.stat(k, s, case, name)
             never = name in ("t50_ms", "t95_ms", "t95_after_release_ms") and st is None
             cells.append("never" if never else cell(st, digits))
-        out.append(f"| {k}:{s} | " + " | ".join(cells) + " |")
+        out.append(f"| {t.label(k, s)} | " + " | ".join(cells) + " |")
     out.append("")
 
 
@@ -311,7 +320,7 @@ def summary_table(t, out):
                      worst_cell(t.stat(k, s, case, "promoted_cold"), 0, "max"),
                      worst_cell(t.stat(k, s, case, "kmigrated_cpu_ms"), 0, "max"),
                      worst_cell(t.stat(k, s, case, "visited_per_promoted"), 1, "max")]
-            out.append(f"| {case} | {k}:{s} | " + " | ".join(cells) + " |")
+            out.append(f"| {case} | {t.label(k, s)} | " + " | ".join(cells) + " |")
     out.append("")
     late = []
     for case in t.cases():
@@ -465,7 +474,7 @@ def median_curves(t, case, step=100):
         end = max(r["samples"][-1][0] for r in rs)
         grid = list(range(0, end + step, step))
         per = [curve(r["samples"], grid) for r in rs]
-        curves[f"{k}:{s}"] = (grid, [100.0 * statistics.median(col) for col in zip(*per)])
+        curves[t.label(k, s)] = (grid, [100.0 * statistics.median(col) for col in zip(*per)])
     return curves
 
 

@@ -15,7 +15,9 @@
 #   rc N
 #   setup/fill/sample/result lines of tierbench
 # A variant is NUMAB0, NUMAB2, pgtscan or hwhints; the kernel name comes
-# from SHARE/kernel.
+# from SHARE/kernel. Where the guest has no IBS but the kernel has the IBS
+# sample injector (CONFIG_IBS_ACCESS_PROFILING_INJECT), hwhints runs with
+# tierbench reporting one access in INJECT_EVERY to it (meta hwhints=injected).
 
 share=${1:-/share}
 bin=$share/bin/tierbench
@@ -28,6 +30,10 @@ DEMOTION=/sys/kernel/mm/numa/demotion_enabled
 mkdir -p "$out"
 kernel=$(cat "$share/kernel" 2>/dev/null || echo unknown)
 clk_tck=$(getconf CLK_TCK)
+INJ=/sys/kernel/debug/ibs_access/inject
+# One access in 512 is about what IBS samples at its default period (10000
+# ops) of tierbench's loop, a few dozen ops an access.
+INJECT_EVERY=${INJECT_EVERY:-512}
 
 COUNTERS="pgpromote_success pgpromote_candidate thp_migration_success pgmigrate_success
 numa_hint_faults numa_pages_migrated pgdemote_kswapd pgdemote_direct
@@ -64,12 +70,21 @@ impossible() {
 		line=$(dmesg | grep -m1 'ibs_access:' | sed 's/^\[[^]]*\] *//')
 		if [ -z "$line" ]; then
 			echo "no ibs_access line in dmesg: IBS driver not present"
+		elif injected; then
+			return 0
 		elif grep -q 'IBS absent\|profiling off' <<<"$line"; then
 			echo "$line"
 		fi
 		;;
 	*) echo "unknown variant $1" ;;
 	esac
+}
+
+# No IBS, and the kernel takes made-up samples instead.
+injected() {
+	dmesg | grep -q 'ibs_access: .*samples can be injected' || return 1
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -w "$INJ" ]
 }
 
 set_variant() {
@@ -133,6 +148,12 @@ while read -r variant case rep rate args; do
 	put vm/drop_caches 3
 	put vm/compact_memory 1
 	set_variant "$variant"
+	how=
+	run_args=$args
+	if [ "$variant" = hwhints ] && injected; then
+		how=" hwhints=injected inject_every=$INJECT_EVERY"
+		run_args="$args --inject $INJ --inject-every $INJECT_EVERY"
+	fi
 	# held: the kernel must not make room by demoting (see bench/run)
 	if [ -w "$DEMOTION" ]; then
 		if [ "$case" = held ]; then echo false >"$DEMOTION"; else echo true >"$DEMOTION"; fi
@@ -144,14 +165,14 @@ while read -r variant case rep rate args; do
 			"demotion=$(cat "$DEMOTION" 2>/dev/null || echo NA)" \
 			"freq_window_ms=$(get vm/pghot_promote_freq_window_ms)" \
 			"hot_threshold_ms=$(cat /sys/kernel/debug/sched/numa_balancing/hot_threshold_ms 2>/dev/null || echo NA)" \
-			"args=${args// /,}"
+			"args=${args// /,}$how"
 	} >"$f"
 	before=$(snap_vmstat)
 	km0=$(ticks_of kmigrated) kl0=$(ticks_of klruscand)
 	start=$SECONDS
 	rc=0
 	# shellcheck disable=SC2086 # the plan's arguments are words
-	res=$(timeout -k 10 900 "$bin" $args 2>&1 </dev/null) || rc=$?
+	res=$(timeout -k 10 900 "$bin" $run_args 2>&1 </dev/null) || rc=$?
 	km1=$(ticks_of kmigrated) kl1=$(ticks_of klruscand)
 	after=$(snap_vmstat)
 	sources_off

@@ -9,8 +9,8 @@
  *             [--slow-node N] [--cpu-node N] [--interval-ms N]
  *             [--timeout-ms N] [--store-pct PCT] [--fill-free-mib N]
  *             [--file PATH] [--allow-same-node] [--tlb-flush-ms N]
- *             [--hold-ms N]
- *   (short forms: -m -p -s -H -S -t -a -r -n -c -i -T -w -F -f -A -L -K)
+ *             [--hold-ms N] [--inject FILE [--inject-every N]]
+ *   (short forms: -m -p -s -H -S -t -a -r -n -c -i -T -w -F -f -A -L -K -I -E)
  *
  * A buffer of --size-mib is put on the slow node: anon (MAP_POPULATE),
  * file (a file read into the page cache, then mapped MAP_SHARED |
@@ -36,6 +36,13 @@
  * without one the scans after the first find the hot set idle. bench/run
  * gives every variant the same flushes.
  *
+ * With --inject FILE, each thread reports one access in --inject-every
+ * (default 256) to FILE, the IBS sample injector of the kernel
+ * (<debugfs>/ibs_access/inject), as if IBS had sampled it: a line with
+ * the accessed address, " w" for a store, written in batches of whole
+ * lines. It stands in for IBS where there is none (QEMU's TCG). A failed
+ * write ends the run with exit status 2.
+ *
  * --allow-same-node lets --slow-node equal --cpu-node, for a smoke test on
  * a one-node host (nothing can be promoted there).
  *
@@ -46,7 +53,7 @@
  *   sample t_ms=T hot_top=X hot=H cold_top=Y cold=C
  *   result elapsed_us=.. elapsed_ms=.. timed_out=0|1 t50_ms=.. t95_ms=..
  *          hot_top=X hot=H cold_top=Y cold=C precision=P samples=N checksum=..
- *          tlb_flushes=F max_gap_ms=G max_query_ms=Q
+ *          tlb_flushes=F max_gap_ms=G max_query_ms=Q injected=N
  *   hold mib=M topups=T hold_ms=H released_ms=R    (with --hold-ms; see there)
  * t50/t95 are the first samples with 50%/95% of the hot set on a top tier
  * (-1: never); precision is the share of promoted pages that are hot (-1:
@@ -88,8 +95,40 @@ static void **pages;
 static int *status;
 static uint32_t **seqs;
 static long seq_len;
-static atomic_int stop, done_threads, go;
+static atomic_int stop, done_threads, go, inject_errno;
 static atomic_ulong checksum;
+static atomic_long injected;
+
+/* --inject: one thread's batch of sampled accesses, as injector lines. */
+struct inject_buf {
+	int fd;
+	size_t len;
+	long n;
+	char b[16384];
+};
+
+static void inject_flush(struct inject_buf *ib)
+{
+	if (ib->len && write(ib->fd, ib->b, ib->len) != (ssize_t)ib->len) {
+		int zero = 0;
+
+		atomic_compare_exchange_strong(&inject_errno, &zero, errno ? errno : EIO);
+		atomic_store(&stop, 1);
+	} else {
+		atomic_fetch_add(&injected, ib->n);
+	}
+	ib->len = 0;
+	ib->n = 0;
+}
+
+static void inject_add(struct inject_buf *ib, const volatile void *addr, int store)
+{
+	ib->len += snprintf(ib->b + ib->len, sizeof(ib->b) - ib->len, "%#lx%s\n",
+			    (unsigned long)addr, store ? " w" : "");
+	ib->n++;
+	if (ib->len > sizeof(ib->b) - 32)
+		inject_flush(ib);
+}
 
 static void fatal(const char *fmt, ...)
 {
@@ -414,8 +453,17 @@ static void *worker(void *arg)
 	long t = (long)arg, i, k = 0, round = 0;
 	const uint32_t *seq = seqs[t];
 	unsigned long sum = 0;
+	struct inject_buf *ib = NULL;
 
 	pin_to_node(P.cpu_node, 0);
+	if (P.inject) {
+		ib = calloc(1, sizeof(*ib));
+		if (!ib)
+			fatal("out of memory");
+		ib->fd = open(P.inject, O_WRONLY);
+		if (ib->fd < 0)
+			fatal("cannot open %s: %s", P.inject, strerror(errno));
+	}
 	while (!atomic_load(&go))
 		sched_yield();
 	for (i = 0; i < P.accesses; i++) {
@@ -429,12 +477,19 @@ static void *worker(void *arg)
 			*b = (unsigned char)i;
 		else
 			sum += *b;
+		if (ib && i % P.inject_every == 0)
+			inject_add(ib, b, e & TB_STORE_BIT);
 		if (++k == seq_len) {
 			k = 0;
 			round++;
 		}
 		if (!(i & 0xffff) && atomic_load(&stop))
 			break;
+	}
+	if (ib) {
+		inject_flush(ib);
+		close(ib->fd);
+		free(ib);
 	}
 	atomic_fetch_add(&checksum, sum);
 	atomic_fetch_add(&done_threads, 1);
@@ -581,13 +636,18 @@ int main(int argc, char **argv)
 
 	printf("result elapsed_us=%ld elapsed_ms=%ld timed_out=%d t50_ms=%ld t95_ms=%ld "
 	       "hot_top=%ld hot=%ld cold_top=%ld cold=%ld precision=%.4f samples=%ld "
-	       "checksum=%lu tlb_flushes=%ld max_gap_ms=%ld max_query_ms=%ld\n",
+	       "checksum=%lu tlb_flushes=%ld max_gap_ms=%ld max_query_ms=%ld injected=%ld\n",
 	       elapsed_us, elapsed_us / 1000, timed_out,
 	       tb_time_to(sp.s, sp.n, hot, 50), tb_time_to(sp.s, sp.n, hot, 95),
 	       sp.s[sp.n - 1].hot_top, hot, sp.s[sp.n - 1].cold_top, L.pages - hot,
 	       tb_precision(sp.s[sp.n - 1].hot_top, sp.s[sp.n - 1].cold_top), sp.n,
-	       atomic_load(&checksum), tlb_flushes, sp.max_gap_ms, sp.max_query_ms);
+	       atomic_load(&checksum), tlb_flushes, sp.max_gap_ms, sp.max_query_ms,
+	       atomic_load(&injected));
 	if (P.mode == TB_FILE)
 		unlink(P.file);
+	if (atomic_load(&inject_errno)) {
+		fatal("writing to %s failed: %s", P.inject,
+		      strerror(atomic_load(&inject_errno)));
+	}
 	return 0;
 }

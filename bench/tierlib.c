@@ -74,6 +74,8 @@ static const struct option longopts[] = {
 	{ "allow-same-node", no_argument, NULL, 'A' },
 	{ "tlb-flush-ms", required_argument, NULL, 'L' },
 	{ "hold-ms", required_argument, NULL, 'K' },
+	{ "inject", required_argument, NULL, 'I' },
+	{ "inject-every", required_argument, NULL, 'E' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -89,11 +91,11 @@ int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errle
 		.accesses = 4000000, .seed = 1, .slow_node = 2, .cpu_node = 0,
 		.interval_ms = 100, .timeout_ms = 300000, .store_pct = 50,
 		.fill_free_mib = -1, .file = "/root/tierbench.data",
-		.hold_ms = -1,
+		.hold_ms = -1, .inject_every = 256,
 	};
 	optind = 0;	/* glibc: start over, so the tests can parse again */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":m:p:s:H:S:t:a:r:n:c:i:T:w:F:f:AL:K:",
+	while ((opt = getopt_long(argc, argv, ":m:p:s:H:S:t:a:r:n:c:i:T:w:F:f:AL:K:I:E:",
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -188,6 +190,14 @@ int tb_parse(int argc, char **argv, struct tb_params *p, char *err, size_t errle
 		case 'K':
 			if (num(optarg, 0, 86400000, &p->hold_ms))
 				return bad(err, errlen, "--hold-ms wants 0..86400000, not '%s'", optarg);
+			break;
+		case 'I':
+			p->inject = optarg;
+			break;
+		case 'E':
+			if (num(optarg, 1, 1L << 30, &p->inject_every))
+				return bad(err, errlen, "--inject-every wants 1..%ld, not '%s'",
+					   1L << 30, optarg);
 			break;
 		case ':':
 			return bad(err, errlen, "option '%s' wants a value", argv[optind - 1]);

@@ -43,6 +43,8 @@ struct tb_params {
 	long tlb_flush_ms;	/* 0, or flush our TLB this often (tlb-turnover.h) */
 	long hold_ms;		/* -1: no hold; else hold the top nodes at their
 				   high watermark with locked memory this long */
+	const char *inject;	/* NULL, or the IBS sample injector's file */
+	long inject_every;	/* with inject: report one access in this many */
 };
 
 /*
