@@ -19,7 +19,7 @@ case_driver_reports_why_it_is_off() {
 	[ "$(grep -c . <<<"$lines")" = 1 ] || fail "expected exactly one ibs_access: line at boot"
 	if grep -qw ibs /proc/cpuinfo; then
 		echo "this CPU model advertises IBS"
-		grep -q 'memory access profiling off$' <<<"$lines" ||
+		grep -Eq 'memory access profiling off(; samples can be injected \(debugfs ibs_access/inject\))?$' <<<"$lines" ||
 			fail "IBS is advertised but cannot work under TCG; the driver did not turn itself off"
 	else
 		grep -q 'IBS absent, memory access profiling off' <<<"$lines" ||
@@ -64,6 +64,14 @@ inject_setup() {
 		skip "this config has no IBS sample injector"
 	fi
 	[ -f "$INJ" ] || fail "CONFIG_IBS_ACCESS_PROFILING_INJECT=y but no $INJ"
+	# the groups after this one find the sources as they were
+	local k saved=""
+	for k in kernel/numa_balancing vm/pghot_record_pgtscans_enable \
+		vm/pghot_record_hintfaults_enable vm/pghot_record_hwhints_enable; do
+		saved+="echo $(cat "/proc/sys/$k") >/proc/sys/$k; "
+	done
+	# shellcheck disable=SC2064 # the values are read now
+	trap "$saved" EXIT
 	echo 0 >/proc/sys/kernel/numa_balancing
 	echo 0 >/proc/sys/vm/pghot_record_pgtscans_enable
 	echo 0 >/proc/sys/vm/pghot_record_hintfaults_enable
