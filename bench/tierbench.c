@@ -81,6 +81,7 @@
 #include <unistd.h>
 
 #include "tierlib.h"
+#include "ibs-inject.h"
 #include "thp-backed.h"
 #include "tlb-turnover.h"
 #include "zoneinfo.h"
@@ -99,35 +100,17 @@ static atomic_int stop, done_threads, go, inject_errno;
 static atomic_ulong checksum;
 static atomic_long injected;
 
-/* --inject: one thread's batch of sampled accesses, as injector lines. */
-struct inject_buf {
-	int fd;
-	size_t len;
-	long n;
-	char b[16384];
-};
-
-static void inject_flush(struct inject_buf *ib)
+/* --inject: count what was injected; the first error stops the run. */
+static void inject_result(long r)
 {
-	if (ib->len && write(ib->fd, ib->b, ib->len) != (ssize_t)ib->len) {
-		int zero = 0;
+	int zero = 0;
 
-		atomic_compare_exchange_strong(&inject_errno, &zero, errno ? errno : EIO);
-		atomic_store(&stop, 1);
-	} else {
-		atomic_fetch_add(&injected, ib->n);
-	}
-	ib->len = 0;
-	ib->n = 0;
-}
-
-static void inject_add(struct inject_buf *ib, const volatile void *addr, int store)
-{
-	ib->len += snprintf(ib->b + ib->len, sizeof(ib->b) - ib->len, "%#lx%s\n",
-			    (unsigned long)addr, store ? " w" : "");
-	ib->n++;
-	if (ib->len > sizeof(ib->b) - 32)
-		inject_flush(ib);
+	if (r > 0)
+		atomic_fetch_add(&injected, r);
+	if (r >= 0)
+		return;
+	atomic_compare_exchange_strong(&inject_errno, &zero, (int)-r);
+	atomic_store(&stop, 1);
 }
 
 static void fatal(const char *fmt, ...)
@@ -453,7 +436,7 @@ static void *worker(void *arg)
 	long t = (long)arg, i, k = 0, round = 0;
 	const uint32_t *seq = seqs[t];
 	unsigned long sum = 0;
-	struct inject_buf *ib = NULL;
+	struct ibs_inject *ib = NULL;
 
 	pin_to_node(P.cpu_node, 0);
 	if (P.inject) {
@@ -478,7 +461,7 @@ static void *worker(void *arg)
 		else
 			sum += *b;
 		if (ib && i % P.inject_every == 0)
-			inject_add(ib, b, e & TB_STORE_BIT);
+			inject_result(ibs_inject_add(ib, b, e & TB_STORE_BIT));
 		if (++k == seq_len) {
 			k = 0;
 			round++;
@@ -487,7 +470,7 @@ static void *worker(void *arg)
 			break;
 	}
 	if (ib) {
-		inject_flush(ib);
+		inject_result(ibs_inject_flush(ib));
 		close(ib->fd);
 		free(ib);
 	}

@@ -88,6 +88,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "ibs-inject.h"
 #include "thp-backed.h"
 #include "tlb-turnover.h"
 
@@ -98,31 +99,25 @@ static long round_at[100];
 
 /*
  * -I: report the accessed byte of each of the @n pages at @h to the IBS
- * sample injector @path, in writes of whole lines under its 64 KiB limit.
+ * sample injector @path.
  */
 static void inject_hot(const char *path, const char *h, long n)
 {
-	static char buf[32768];
-	size_t len = 0;
-	long i;
-	int fd;
+	static struct ibs_inject ib;
+	long i, r = 0;
 
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
+	ib.fd = open(path, O_WRONLY);
+	if (ib.fd < 0)
 		die("open inject file");
-	for (i = 0; i <= n; i++) {
-		if (len && (i == n || len > sizeof(buf) - 32)) {
-			if (write(fd, buf, len) != (ssize_t)len) {
-				fprintf(stderr, "promote-watch: inject: %s\n", strerror(errno));
-				exit(2);
-			}
-			len = 0;
-		}
-		if (i < n)
-			len += snprintf(buf + len, sizeof(buf) - len, "%#lx\n",
-					(unsigned long)(h + i * psz + (i % 64) * 8));
+	for (i = 0; i < n && r >= 0; i++)
+		r = ibs_inject_add(&ib, h + i * psz + (i % 64) * 8, 0);
+	if (r >= 0)
+		r = ibs_inject_flush(&ib);
+	close(ib.fd);
+	if (r < 0) {
+		fprintf(stderr, "promote-watch: inject: %s\n", strerror(-r));
+		exit(2);
 	}
-	close(fd);
 }
 
 /* Map @bytes for mode @mode; file mappings are MAP_SHARED on @path. */
