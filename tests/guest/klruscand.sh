@@ -9,6 +9,14 @@ DEADLINE_MS=60000
 
 klruscand_pid() { pgrep -x klruscand; }
 
+# The longest period (ms) from one klruscand pass to the next since the
+# last reset_period_max: pghot counts sightings up to two and a half
+# periods apart, so how far apart two reads may be and still count
+# depends on it.
+period_max_file=/sys/kernel/debug/klruscand/period_max_ms
+reset_period_max() { echo 0 >"$period_max_file" || fail "cannot reset $period_max_file"; }
+period_max() { cat "$period_max_file" || fail "cannot read $period_max_file"; }
+
 only_pgtscans() {
 	echo 0 >/proc/sys/kernel/numa_balancing
 	echo 0 >"$SYSCTL/pghot_record_hwhints_enable"
@@ -30,6 +38,13 @@ case_thread_and_knob() {
 	echo 100 >"$SYSCTL/klruscand_scan_interval_ms"
 	echo 60000 >"$SYSCTL/klruscand_scan_interval_ms"
 	echo "$old" >"$SYSCTL/klruscand_scan_interval_ms"
+	# debugfs period_max_ms takes 0 (a new measurement) and nothing else
+	for bad in 1 -1 abc 4294967296; do
+		if echo "$bad" 2>/dev/null >"$period_max_file"; then
+			fail "$period_max_file accepted '$bad'"
+		fi
+	done
+	reset_period_max
 }
 
 case_hot_set_promoted_by_scanning() {
@@ -73,14 +88,6 @@ case_bound_pages_stay() {
 	[ "${PW_BOUND_TOP:-x}" = 0 ] || fail "$PW_BOUND_TOP pages bound to node 2 with MPOL_BIND were promoted"
 }
 
-# The longest period (ms) from one klruscand pass to the next since the
-# last reset_period_max: pghot counts sightings up to two and a half
-# periods apart, so how far apart two reads may be and still count
-# depends on it.
-period_max_file=/sys/kernel/debug/klruscand/period_max_ms
-reset_period_max() { echo 0 >"$period_max_file" || fail "cannot reset $period_max_file"; }
-period_max() { cat "$period_max_file" || fail "cannot read $period_max_file"; }
-
 # cold_reads_stay HOW READS PERIOD_MS ARGS...: run promote_watch with ARGS
 # (-o ... -R READS) and check that the hot set went up and that the cold
 # pages, each read READS times as HOW, stayed. The check means something
@@ -99,6 +106,7 @@ cold_reads_stay() {
 		reset_period_max
 		promote_watch "$@"
 		pmax=$(period_max)
+		[ "$pmax" -gt 0 ] || fail "$period_max_file stayed 0: klruscand made no pass"
 		echo "hot pages promoted $PW_HOT_TOP/$PW_HOT; cold pages $how: $PW_COLD," \
 			"accesses recorded meanwhile $PW_ONCE_RECORDED, cold pages promoted $PW_COLD_TOP;" \
 			"longest period between passes $pmax ms"
