@@ -114,6 +114,41 @@ case_spm_memory_into_sysram_node_fails() {
 	[ "$total1" = "$total0" ] || fail "node 2 grew"
 }
 
+# /proc/PID/oom_score weighs a task's memory against the memory it could
+# have had: RAM and swap, without SPM nodes, which ordinary allocations
+# never use. A process holding 400 MiB gets the score computed here from
+# its own counters (oom_badness(): resident pages, swap entries, page
+# tables) over MemTotal less node 3's MemTotal plus SwapTotal; counted
+# with node 3 it would be several points lower.
+case_oom_score_leaves_spm_out() {
+	local out pid pg rss swp pte adj b mem n3 swap want with got
+	out=$(mktemp)
+	perl -e '$| = 1; $x = "a" x (400 << 20); print "ready\n"; sleep 600' >"$out" &
+	pid=$!
+	wait_for 120 grep -q ready "$out" || { kill "$pid"; fail "the 400 MiB holder did not start"; }
+	pg=$(($(getconf PAGESIZE) / 1024))
+	rss=$(awk '{ print $2 }' "/proc/$pid/statm")
+	swp=$(awk '/^VmSwap:/ { print $2 }' "/proc/$pid/status")
+	pte=$(awk '/^VmPTE:/ { print $2 }' "/proc/$pid/status")
+	adj=$(cat "/proc/$pid/oom_score_adj")
+	got=$(cat "/proc/$pid/oom_score")
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true # killed: status 143
+	rm -f "$out"
+	[ "$adj" = 0 ] || fail "oom_score_adj of the holder is $adj, not 0"
+	b=$((rss + swp / pg + pte / pg))
+	mem=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+	swap=$(awk '/^SwapTotal:/ { print $2 }' /proc/meminfo)
+	n3=$(awk '/MemTotal/ { print $4 }' /sys/devices/system/node/node3/meminfo)
+	want=$(((1000 + b * 1000 / ((mem - n3 + swap) / pg)) * 2 / 3))
+	with=$(((1000 + b * 1000 / ((mem + swap) / pg)) * 2 / 3))
+	echo "holder: $rss resident pages, VmSwap $swp kB, VmPTE $pte kB; MemTotal $mem kB, node 3 $n3 kB, SwapTotal $swap kB"
+	echo "oom_score $got; without node 3: $want; with node 3: $with"
+	[ $((want - with)) -ge 3 ] || fail "node 3 is too small to tell the two scores apart ($want, $with)"
+	[ "$got" -ge $((want - 1)) ] || fail "oom_score $got is below the $want of RAM without node 3 (with node 3: $with)"
+	[ "$got" -le $((want + 1)) ] || fail "oom_score $got is above the $want of RAM without node 3 (with node 3: $with)"
+}
+
 # Fill nodes 0-2 two ways; node 3's free memory must not move. zswap is off
 # meanwhile: with the compressed-RAM example, zswap may use node 3 on
 # purpose (the next case checks that).
