@@ -14,6 +14,23 @@
  *                           "written N pages" after writing and waits for a
  *                           line on stdin before reading back, so the caller
  *                           can look at where the pages went.
+ *   spm-probe map MIB       mmap MIB of private anonymous memory, not
+ *                           touched; prints "mmap: ok" or an errno name
+ *                           (the overcommit check refuses with ENOMEM)
+ *   spm-probe homenode NODE map 1 MiB bound (MPOL_BIND) to nodes 0-2 and
+ *                           try set_mempolicy_home_node() to NODE; prints
+ *                           "set_mempolicy_home_node: ok" or an errno name
+ *   spm-probe relbind NODE  map 64 pages with mbind(MPOL_BIND |
+ *                           MPOL_F_RELATIVE_NODES) naming NODE, print
+ *                           "before policy=P" (P as /proc/self/numa_maps
+ *                           shows it, with the nodes NODE maps onto now),
+ *                           wait for a line on stdin, print "after
+ *                           policy=P", and
+ *                           then, only if the policy did not change, touch
+ *                           the pages and print "pages on=LIST" (their
+ *                           nodes, move_pages()). A relative policy names
+ *                           the n-th allowed node, so the allowed nodes
+ *                           changing under it (memory onlined) remaps it.
  */
 #include <errno.h>
 #include <numaif.h>
@@ -22,7 +39,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+/* <linux/mempolicy.h>; numaif.h does not have it */
+#ifndef MPOL_F_RELATIVE_NODES
+#define MPOL_F_RELATIVE_NODES	(1 << 14)
+#endif
 
 static const char *err_name(int e)
 {
@@ -60,6 +83,45 @@ static int probe_policy(int node)
 	}
 	e = mbind(p, len, MPOL_BIND, mask, 8 * sizeof(mask), 0) ? errno : 0;
 	printf("mbind: %s\n", err_name(e));
+	munmap(p, len);
+	return 0;
+}
+
+static int probe_map(long mib)
+{
+	size_t len = (size_t)mib << 20;
+	void *p;
+
+	if (mib <= 0) {
+		fprintf(stderr, "spm-probe: map wants a size in MiB > 0\n");
+		return 2;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	printf("mmap: %s\n", err_name(p == MAP_FAILED ? errno : 0));
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	return 0;
+}
+
+static int probe_home_node(int node)
+{
+	unsigned long mask[16] = { 0x7 };
+	size_t len = 1 << 20;
+	void *p;
+	int e;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	if (mbind(p, len, MPOL_BIND, mask, 8 * sizeof(mask), 0)) {
+		perror("mbind");
+		return 2;
+	}
+	e = syscall(__NR_set_mempolicy_home_node, (unsigned long)p, len,
+		    (unsigned long)node, 0UL) ? errno : 0;
+	printf("set_mempolicy_home_node: %s\n", err_name(e));
 	munmap(p, len);
 	return 0;
 }
@@ -109,14 +171,121 @@ static int fill(long mib, int hold)
 	printf("pages %zu bad %zu\n", npages, bad);
 	return bad ? 1 : 0;
 }
+#define RELBIND_PAGES	64
+#define MASK_LONGS	16
+
+static void print_nodes(const char *what, const unsigned long *mask)
+{
+	int n, first = 1;
+
+	printf("%s=", what);
+	for (n = 0; n < (int)(8 * sizeof(long) * MASK_LONGS); n++)
+		if (mask[n / (8 * sizeof(long))] & (1UL << (n % (8 * sizeof(long))))) {
+			printf(first ? "%d" : ",%d", n);
+			first = 0;
+		}
+	printf(first ? "none\n" : "\n");
+	fflush(stdout);
+}
+
+/*
+ * The policy of the mapping at @addr as /proc/self/numa_maps shows it
+ * ("bind=relative:0"): get_mempolicy() would give the nodes the caller
+ * named, not the ones the kernel maps them onto.
+ */
+static int numa_maps_policy(void *addr, char *buf, size_t len)
+{
+	char line[512], want[32];
+	FILE *f = fopen("/proc/self/numa_maps", "r");
+
+	if (!f) {
+		perror("/proc/self/numa_maps");
+		return -1;
+	}
+	snprintf(want, sizeof(want), "%lx ", (unsigned long)addr);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		fclose(f);
+		if (sscanf(line + strlen(want), "%31s", want) != 1)
+			return -1;
+		snprintf(buf, len, "%s", want);
+		return 0;
+	}
+	fclose(f);
+	fprintf(stderr, "spm-probe: %p not in /proc/self/numa_maps\n", addr);
+	return -1;
+}
+
+static int relbind(int node)
+{
+	unsigned long mask[MASK_LONGS] = { 0 };
+	long psz = sysconf(_SC_PAGESIZE);
+	char line[16], before[32], after[32], *p;
+	void *pages[RELBIND_PAGES];
+	int status[RELBIND_PAGES], i;
+
+	if (node < 0 || node >= (int)(8 * sizeof(mask))) {
+		fprintf(stderr, "spm-probe: node %d out of range\n", node);
+		return 2;
+	}
+	mask[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
+	p = mmap(NULL, RELBIND_PAGES * psz, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	if (mbind(p, RELBIND_PAGES * psz, MPOL_BIND | MPOL_F_RELATIVE_NODES,
+		  mask, 8 * sizeof(mask), 0)) {
+		perror("mbind");
+		return 2;
+	}
+	if (numa_maps_policy(p, before, sizeof(before)))
+		return 2;
+	printf("before policy=%s\n", before);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 2;
+	if (numa_maps_policy(p, after, sizeof(after)))
+		return 2;
+	printf("after policy=%s\n", after);
+	fflush(stdout);
+	if (strcmp(before, after))
+		return 1;
+	memset(mask, 0, sizeof(mask));
+	for (i = 0; i < RELBIND_PAGES; i++) {
+		pages[i] = p + i * psz;
+		p[i * psz] = 1;
+	}
+	if (move_pages(0, RELBIND_PAGES, pages, NULL, status, 0)) {
+		perror("move_pages");
+		return 2;
+	}
+	for (i = 0; i < RELBIND_PAGES; i++) {
+		if (status[i] < 0 || status[i] >= (int)(8 * sizeof(mask))) {
+			fprintf(stderr, "spm-probe: page %d: status %d\n", i, status[i]);
+			return 2;
+		}
+		mask[status[i] / (8 * sizeof(long))] |= 1UL << (status[i] % (8 * sizeof(long)));
+	}
+	print_nodes("pages on", mask);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "policy"))
 		return probe_policy(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "map"))
+		return probe_map(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "homenode"))
+		return probe_home_node(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "relbind"))
+		return relbind(atoi(argv[2]));
 	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "hold"))) &&
 	    !strcmp(argv[1], "fill"))
 		return fill(atol(argv[2]), argc == 4);
-	fprintf(stderr, "usage: spm-probe policy NODE | spm-probe fill MIB [hold]\n");
+	fprintf(stderr, "usage: spm-probe policy NODE | fill MIB [hold] | map MIB | homenode NODE | relbind NODE\n");
 	return 2;
 }
