@@ -282,6 +282,7 @@ case_zswap_stores_on_compressed_ram_node() {
 	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
 	echo Y >/sys/module/zswap/parameters/enabled
 	sp=/sys/kernel/debug/zswap/stored_pages
+	echo +memory >"$CG/cgroup.subtree_control"
 	mkdir -p "$cg"
 	echo 32M >"$cg/memory.max"
 	rm -f /tmp/spm-in /tmp/spm-out
