@@ -27,8 +27,8 @@
  *                           wait for a line on stdin, print "after
  *                           policy=P", and
  *                           then, only if the policy did not change, touch
- *                           the pages and print "pages on=LIST" (their
- *                           nodes, move_pages()). A relative policy names
+ *                           the pages and print "pages on=N" (their node,
+ *                           move_pages(), or "mixed"). A relative policy names
  *                           the n-th allowed node, so the allowed nodes
  *                           changing under it (memory onlined) remaps it.
  */
@@ -171,22 +171,8 @@ static int fill(long mib, int hold)
 	printf("pages %zu bad %zu\n", npages, bad);
 	return bad ? 1 : 0;
 }
+
 #define RELBIND_PAGES	64
-#define MASK_LONGS	16
-
-static void print_nodes(const char *what, const unsigned long *mask)
-{
-	int n, first = 1;
-
-	printf("%s=", what);
-	for (n = 0; n < (int)(8 * sizeof(long) * MASK_LONGS); n++)
-		if (mask[n / (8 * sizeof(long))] & (1UL << (n % (8 * sizeof(long))))) {
-			printf(first ? "%d" : ",%d", n);
-			first = 0;
-		}
-	printf(first ? "none\n" : "\n");
-	fflush(stdout);
-}
 
 /*
  * The policy of the mapping at @addr as /proc/self/numa_maps shows it
@@ -219,7 +205,7 @@ static int numa_maps_policy(void *addr, char *buf, size_t len)
 
 static int relbind(int node)
 {
-	unsigned long mask[MASK_LONGS] = { 0 };
+	unsigned long mask[16] = { 0 };
 	long psz = sysconf(_SC_PAGESIZE);
 	char line[16], before[32], after[32], *p;
 	void *pages[RELBIND_PAGES];
@@ -253,7 +239,6 @@ static int relbind(int node)
 	fflush(stdout);
 	if (strcmp(before, after))
 		return 1;
-	memset(mask, 0, sizeof(mask));
 	for (i = 0; i < RELBIND_PAGES; i++) {
 		pages[i] = p + i * psz;
 		p[i * psz] = 1;
@@ -262,14 +247,12 @@ static int relbind(int node)
 		perror("move_pages");
 		return 2;
 	}
-	for (i = 0; i < RELBIND_PAGES; i++) {
-		if (status[i] < 0 || status[i] >= (int)(8 * sizeof(mask))) {
-			fprintf(stderr, "spm-probe: page %d: status %d\n", i, status[i]);
-			return 2;
+	for (i = 1; i < RELBIND_PAGES; i++)
+		if (status[i] != status[0]) {
+			printf("pages on=mixed\n");
+			return 0;
 		}
-		mask[status[i] / (8 * sizeof(long))] |= 1UL << (status[i] % (8 * sizeof(long)));
-	}
-	print_nodes("pages on", mask);
+	printf("pages on=%d\n", status[0]);
 	return 0;
 }
 
