@@ -39,7 +39,7 @@ COUNTERS="pgpromote_success pgpromote_candidate thp_migration_success pgmigrate_
 numa_hint_faults numa_pages_migrated pgdemote_kswapd pgdemote_direct
 pghot_recorded_accesses pghot_recorded_hintfaults pghot_recorded_pgtscans
 pghot_recorded_hwhints pghot_kmigrated_visited pghot_kmigrated_passes pghot_kmigrated_full
-pgmigrate_fail"
+pgmigrate_fail pswpin pswpout zswpin zswpout thp_collapse_alloc"
 
 # Write a sysctl if the kernel has it; fail quietly otherwise.
 put() { [ -w "$SYS/$1" ] && echo "$2" >"$SYS/$1"; }

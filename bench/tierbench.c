@@ -55,6 +55,9 @@
  *          hot_top=X hot=H cold_top=Y cold=C precision=P samples=N checksum=..
  *          tlb_flushes=F max_gap_ms=G max_query_ms=Q injected=N
  *   hold mib=M topups=T hold_ms=H released_ms=R    (with --hold-ms; see there)
+ *   left hot_slow=N off_lru=N unevictable=N pfns=..  (the hot pages on the
+ *        slow node at the end; off_lru: not on an LRU list then; NA when
+ *        /proc/kpageflags cannot be read)
  * t50/t95 are the first samples with 50%/95% of the hot set on a top tier
  * (-1: never); precision is the share of promoted pages that are hot (-1:
  * none promoted); max_gap_ms is the longest time between the starts of two
@@ -515,6 +518,51 @@ static void take_sample(struct sampler *sp)
 	sp->n++;
 }
 
+/*
+ * The hot pages still on the slow node at the end, and how many of them are
+ * off the LRU (isolated, or in a per-CPU batch) or unevictable, from
+ * /proc/self/pagemap and /proc/kpageflags (root only; "NA" otherwise): a
+ * page that no source can promote shows here.  The first few PFNs are
+ * printed for a look with page-types.
+ */
+static void report_left(void)
+{
+	enum { KPF_LRU = 5, KPF_UNEVICTABLE = 18 };
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	long i, left = 0, off_lru = 0, unevictable = 0, shown = 0;
+	char pfns[160] = "";
+
+	for (i = 0; pm >= 0 && kf >= 0 && i < L.pages; i++) {
+		uint64_t ent, flags;
+		size_t n = strlen(pfns);
+
+		if (!L.is_hot[i] || status[i] != P.slow_node)
+			continue;
+		left++;
+		if (pread(pm, &ent, 8, ((uintptr_t)pages[i] / 4096) * 8) != 8 ||
+		    !(ent & (1ULL << 63)) || !(ent & ((1ULL << 55) - 1)))
+			continue;
+		ent &= (1ULL << 55) - 1;
+		if (pread(kf, &flags, 8, ent * 8) != 8)
+			continue;
+		off_lru += !(flags & (1ULL << KPF_LRU));
+		unevictable += !!(flags & (1ULL << KPF_UNEVICTABLE));
+		if (shown++ < 8 && n + 24 < sizeof(pfns))
+			snprintf(pfns + n, sizeof(pfns) - n, "%s%#llx", n ? "," : "",
+				 (unsigned long long)ent);
+	}
+	if (pm < 0 || kf < 0)
+		printf("left hot_slow=NA\n");
+	else
+		printf("left hot_slow=%ld off_lru=%ld unevictable=%ld pfns=%s\n",
+		       left, off_lru, unevictable, shown ? pfns : "-");
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+}
+
 int main(int argc, char **argv)
 {
 	char err[256];
@@ -611,6 +659,7 @@ int main(int argc, char **argv)
 	if (P.tlb_flush_ms)
 		pthread_join(flush_tid, NULL);
 	take_sample(&sp);	/* where things ended */
+	report_left();
 	if (P.hold_ms >= 0) {
 		pthread_join(hold_tid, NULL);
 		printf("hold mib=%ld topups=%ld hold_ms=%ld released_ms=%ld\n",

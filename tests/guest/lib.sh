@@ -92,6 +92,8 @@ promote_watch() {
 	PW_TOUCHED=$(sed -n 's/^once touched=\([0-9]*\).*/\1/p' <<<"$out")
 	PW_THP=$(sed -n 's/^setup .* thp=\([01]\).*/\1/p' <<<"$out")
 	PW_REUSED=$(sed -n 's/^pfns .* reused=\(-*[0-9]*\).*/\1/p' <<<"$out")
+	PW_SWAP_OUT=$(sed -n 's/^swap out=\([0-9]*\).*/\1/p' <<<"$out")
+	PW_SWAP_BACK=$(sed -n 's/^swap .* back_on_slow=\([0-9]*\).*/\1/p' <<<"$out")
 }
 
 # After promote_watch with cold pages: at least 95% of the hot set went

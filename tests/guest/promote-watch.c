@@ -7,7 +7,7 @@
  *   promote-watch [-m anon|file|thp] [-n HOT] [-c COLD] [-s SLOW_NODE]
  *                 [-C CPU] [-t TIMEOUT_MS] [-f FILE] [-T FLUSH_MS] [-B BOUND]
  *                 [-o SPAN_MS [-R ROUNDS] [-G GAP_MS,... | -a DELAY_MS]] [-w] [-r]
- *                 [-l] [-p PFN_FILE] [-I INJECT_FILE]
+ *                 [-l [-S]] [-p PFN_FILE] [-I INJECT_FILE]
  *
  * The hot and cold sets are allocated, touched once, and moved to
  * SLOW_NODE (default 2). Then the hot set is accessed in a loop, and every
@@ -51,6 +51,12 @@
  * scan that arms them: each page takes one hint fault per round, the
  * first one too, DELAY_MS after the scan that armed it.
  *
+ * With -S (and -l), the cold set, once on SLOW_NODE, is swapped out
+ * (MADV_PAGEOUT) and read back at once, a byte of each page, with the task
+ * bound to SLOW_NODE so that the pages come back there: the fault that
+ * swaps a page in is its one access before the first round. It needs swap;
+ * fewer than half the cold pages swapped out is a setup error.
+ *
  * With -p, once the cold set is on SLOW_NODE, its page frame numbers
  * (from /proc/self/pagemap, which needs CAP_SYS_ADMIN) are compared with
  * those PFN_FILE lists, if it exists, and then written to it, one per
@@ -70,6 +76,7 @@
  *   once touched=K rounds=R once_faults=F once_recorded=A last_faults=L
  *        last_recorded=E last_lag_ms=D                       (with -o)
  *   pfns cold=N reused=K                                     (with -p)
+ *   swap out=N back_on_slow=M                                (with -S)
  * Exit status: 0 if the result line was printed and the data survived,
  * 1 if the data changed, 2 on a setup error.
  */
@@ -288,6 +295,45 @@ static void cold_place(char *c, long cold, int slow, const char *pfn_file,
 		printf("pfns cold=%ld reused=%ld\n", cold, pfns_reused(pfn_file, c, cold));
 }
 
+/*
+ * -S: swap the cold set out (MADV_PAGEOUT) and back in, a byte of each page
+ * read with the task bound to @slow so that the pages come back there: each
+ * page's one access before the rounds is the fault that swapped it in.
+ * Prints how many pages were out (mincore) and how many came back on
+ * @slow; a cold set that did not go out is a setup error.
+ */
+static unsigned long swap_round_trip(char *c, long cold, int slow,
+				     void **pages, int *status)
+{
+	unsigned long mask = 1UL << slow, sum = 0;
+	unsigned char *vec = calloc(cold, 1);
+	long i, out = 0, back;
+
+	if (!vec)
+		die("calloc");
+	if (madvise(c, cold * psz, MADV_PAGEOUT))
+		die("madvise(MADV_PAGEOUT)");
+	if (mincore(c, cold * psz, vec))
+		die("mincore");
+	for (i = 0; i < cold; i++)
+		out += !(vec[i] & 1);
+	free(vec);
+	if (set_mempolicy(MPOL_BIND, &mask, sizeof(mask) * 8))
+		die("set_mempolicy(MPOL_BIND)");
+	for (i = 0; i < cold; i++)
+		sum += *(volatile unsigned char *)(c + i * psz);
+	if (set_mempolicy(MPOL_DEFAULT, NULL, 0))
+		die("set_mempolicy(MPOL_DEFAULT)");
+	back = count_on(c, cold, slow, pages, status);
+	printf("swap out=%ld back_on_slow=%ld\n", out, back);
+	if (out * 2 < cold) {
+		fprintf(stderr, "promote-watch: only %ld of %ld cold pages were swapped out (is swap on?)\n",
+			out, cold);
+		exit(2);
+	}
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = "anon", *path = "/root/promote-watch.data", *pfn_file = NULL;
@@ -297,7 +343,7 @@ int main(int argc, char **argv)
 	     bound = 0, bound_top = 0, free_hot, once_span = -1, once_start = -1,
 	     touched = 0, faults0 = 0, rec0 = 0, rounds = 1, gaps[100] = { 0 },
 	     ngaps = 0, delay = -1, pte0 = 0, next_poll = 0, last0 = 0,
-	     lastrec0 = 0, seen_ms = 0, last_end = 0, late = 0;
+	     lastrec0 = 0, seen_ms = 0, last_end = 0, late = 0, swapped = 0;
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0, csum = 0;
@@ -309,7 +355,7 @@ int main(int argc, char **argv)
 
 	start_ms = now_ms();
 	psz = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:G:a:p:I:lwr")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:c:s:C:t:f:T:B:o:R:G:a:p:I:lwrS")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': hot = atol(optarg); break;
@@ -338,6 +384,7 @@ int main(int argc, char **argv)
 		case 'a': delay = atol(optarg); break;
 		case 'p': pfn_file = optarg; break;
 		case 'l': late = 1; break;
+		case 'S': swapped = 1; break;
 		case 'w': wait_all = 1; break;
 		case 'r': reads_only = 1; break;
 		case 'I': inject = optarg; break;
@@ -377,6 +424,10 @@ int main(int argc, char **argv)
 	}
 	if (late && (delay == -1 || strcmp(mode, "anon"))) {
 		fprintf(stderr, "promote-watch: -l wants -o and -a, with -m anon\n");
+		return 2;
+	}
+	if (swapped && !late) {
+		fprintf(stderr, "promote-watch: -S wants -l\n");
 		return 2;
 	}
 	for (i = 0; i < ngaps; i++) {
@@ -515,6 +566,8 @@ int main(int argc, char **argv)
 				/* -l: the cold set comes now, unarmed */
 				c = cold_map(mode, cold, path);
 				cold_place(c, cold, slow, pfn_file, pages, nodes, status);
+				if (swapped)
+					csum += swap_round_trip(c, cold, slow, pages, status);
 				pte0 = vmstat("numa_pte_updates");
 				once_start = now_ms();
 			}
