@@ -55,9 +55,11 @@
  *          hot_top=X hot=H cold_top=Y cold=C precision=P samples=N checksum=..
  *          tlb_flushes=F max_gap_ms=G max_query_ms=Q injected=N
  *   hold mib=M topups=T hold_ms=H released_ms=R    (with --hold-ms; see there)
- *   left hot_slow=N off_lru=N unevictable=N pfns=..  (the hot pages on the
- *        slow node at the end; off_lru: not on an LRU list then; NA when
- *        /proc/kpageflags cannot be read)
+ *   left hot_slow=N off_lru=N unevictable=N rec_none=N rec_counting=N
+ *        rec_queued=N rec_ready_not_queued=N rec_na=N pfns=..
+ *        (the hot pages on the slow node at the end: off the LRU, and in
+ *        which state pghot's record of each is; see report_left())
+ *   left_first pfn=.. (<debugfs>/pghot/record of the first such page)
  * t50/t95 are the first samples with 50%/95% of the hot set on a top tier
  * (-1: never); precision is the share of promoted pages that are hot (-1:
  * none promoted); max_gap_ms is the longest time between the starts of two
@@ -518,12 +520,35 @@ static void take_sample(struct sampler *sp)
 	sp->n++;
 }
 
+#define PGHOT_RECORD "/sys/kernel/debug/pghot/record"
+
+/* What pghot holds for @pfn, from <debugfs>/pghot/record; 0 if readable. */
+static int pghot_record_of(uint64_t pfn, char *line, size_t len)
+{
+	char num[32];
+	int fd = open(PGHOT_RECORD, O_RDWR), n = -1;
+
+	if (fd < 0)
+		return -1;
+	snprintf(num, sizeof(num), "%#llx", (unsigned long long)pfn);
+	if (write(fd, num, strlen(num)) == (ssize_t)strlen(num) &&
+	    lseek(fd, 0, SEEK_SET) == 0)
+		n = read(fd, line, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	line[n] = 0;
+	return 0;
+}
+
 /*
  * The hot pages still on the slow node at the end, and how many of them are
  * off the LRU (isolated, or in a per-CPU batch) or unevictable, from
- * /proc/self/pagemap and /proc/kpageflags (root only; "NA" otherwise): a
- * page that no source can promote shows here.  The first few PFNs are
- * printed for a look with page-types.
+ * /proc/self/pagemap and /proc/kpageflags (root only; "NA" otherwise), and,
+ * where the kernel has <debugfs>/pghot/record, in which state pghot holds
+ * them: no record, counted but not ready, ready and queued for kmigrated,
+ * ready but not queued. A page that no source can promote shows here; the
+ * first few PFNs are printed for a closer look.
  */
 static void report_left(void)
 {
@@ -531,7 +556,8 @@ static void report_left(void)
 	int pm = open("/proc/self/pagemap", O_RDONLY);
 	int kf = open("/proc/kpageflags", O_RDONLY);
 	long i, left = 0, off_lru = 0, unevictable = 0, shown = 0;
-	char pfns[160] = "";
+	long rec_none = 0, rec_counting = 0, rec_queued = 0, rec_lost = 0, rec_na = 0;
+	char pfns[160] = "", line[256];
 
 	for (i = 0; pm >= 0 && kf >= 0 && i < L.pages; i++) {
 		uint64_t ent, flags;
@@ -548,15 +574,29 @@ static void report_left(void)
 			continue;
 		off_lru += !(flags & (1ULL << KPF_LRU));
 		unevictable += !!(flags & (1ULL << KPF_UNEVICTABLE));
-		if (shown++ < 8 && n + 24 < sizeof(pfns))
+		if (pghot_record_of(ent, line, sizeof(line)))
+			rec_na++;
+		else if (strstr(line, "record=0 ") || strstr(line, "untracked"))
+			rec_none++;
+		else if (strstr(line, "ready=0"))
+			rec_counting++;
+		else if (strstr(line, "queued=1"))
+			rec_queued++;
+		else
+			rec_lost++;
+		if (shown++ < 4 && n + 24 < sizeof(pfns))
 			snprintf(pfns + n, sizeof(pfns) - n, "%s%#llx", n ? "," : "",
 				 (unsigned long long)ent);
+		if (shown == 1 && !pghot_record_of(ent, line, sizeof(line)))
+			printf("left_first %s", line);
 	}
 	if (pm < 0 || kf < 0)
 		printf("left hot_slow=NA\n");
 	else
-		printf("left hot_slow=%ld off_lru=%ld unevictable=%ld pfns=%s\n",
-		       left, off_lru, unevictable, shown ? pfns : "-");
+		printf("left hot_slow=%ld off_lru=%ld unevictable=%ld rec_none=%ld "
+		       "rec_counting=%ld rec_queued=%ld rec_ready_not_queued=%ld rec_na=%ld pfns=%s\n",
+		       left, off_lru, unevictable, rec_none, rec_counting, rec_queued,
+		       rec_lost, rec_na, shown ? pfns : "-");
 	if (pm >= 0)
 		close(pm);
 	if (kf >= 0)
