@@ -60,6 +60,8 @@
  *        (the hot pages on the slow node at the end: off the LRU, and in
  *        which state pghot's record of each is; see report_left())
  *   left_first pfn=.. (<debugfs>/pghot/record of the first such page)
+ *   stall query_ms=Q, then stall COMM[PID] FRAME lines  (a sampler query
+ *        blocked for more than 3 s: see stall_watch())
  * t50/t95 are the first samples with 50%/95% of the hot set on a top tier
  * (-1: never); precision is the share of promoted pages that are hot (-1:
  * none promoted); max_gap_ms is the longest time between the starts of two
@@ -70,6 +72,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <numa.h>
 #include <numaif.h>
@@ -484,6 +487,80 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * A move_pages() query of the sampler that takes more than STALL_MS is
+ * looked into once per run, while it is still blocked: the stacks of every
+ * kmigrated and klruscand thread (/proc/PID/stack) go to the output as
+ * "stall" lines, and SysRq l and w (backtraces of the CPUs and of the
+ * blocked tasks) to the kernel log, which bench/run keeps. One bench run
+ * had kmigrated use 100 s of CPU while a query waited 49.5 s.
+ */
+#define STALL_MS 3000
+static atomic_long query_started_us;	/* 0: no query under way */
+static atomic_int sampling_done;
+
+static void dump_thread_stacks(long waited_ms)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int fd;
+
+	printf("stall query_ms=%ld\n", waited_ms);
+	while (d && (e = readdir(d))) {
+		char path[300], comm[64] = "", stack[2048];
+		ssize_t n;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		comm[strcspn(comm, "\n")] = 0;
+		if (strncmp(comm, "kmigrated", 9) && strcmp(comm, "klruscand"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stack", e->d_name);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, stack, sizeof(stack) - 1);
+		if (fd >= 0)
+			close(fd);
+		stack[n > 0 ? n : 0] = 0;
+		for (char *l = strtok(stack, "\n"); l; l = strtok(NULL, "\n"))
+			printf("stall %s[%s] %s\n", comm, e->d_name, l);
+	}
+	if (d)
+		closedir(d);
+	fd = open("/proc/sysrq-trigger", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "l", 1) != 1 || write(fd, "w", 1) != 1)
+			printf("stall sysrq=failed\n");
+		close(fd);
+	}
+	fflush(stdout);
+}
+
+static void *stall_watch(void *arg)
+{
+	int dumped = 0;
+
+	(void)arg;
+	while (!atomic_load(&sampling_done)) {
+		long started = atomic_load(&query_started_us);
+
+		usleep(200 * 1000);
+		if (!dumped && started && started == atomic_load(&query_started_us) &&
+		    now_us() - started > STALL_MS * 1000L) {
+			dumped = 1;
+			dump_thread_stacks((now_us() - started) / 1000);
+		}
+	}
+	return NULL;
+}
+
 struct sampler {
 	long t0_us;
 	struct tb_sample *s;
@@ -499,8 +576,10 @@ static void take_sample(struct sampler *sp)
 
 	/* the time the query starts: a long query must not look like a late one */
 	t_ms = (now_us() - sp->t0_us) / 1000;
+	atomic_store(&query_started_us, now_us());
 	if (move_pages(0, L.pages, pages, NULL, status, 0) < 0)
 		fatal("move_pages (query): %s", strerror(errno));
+	atomic_store(&query_started_us, 0);
 	query_ms = (now_us() - sp->t0_us) / 1000 - t_ms;
 	if (query_ms > sp->max_query_ms)
 		sp->max_query_ms = query_ms;
@@ -607,7 +686,7 @@ int main(int argc, char **argv)
 {
 	char err[256];
 	long t, i, setup_us, elapsed_us, hot;
-	pthread_t *tids, flush_tid, hold_tid;
+	pthread_t *tids, flush_tid, hold_tid, stall_tid;
 	long hold_mib = 0;
 	struct tlb_turnover tt;
 	struct sampler sp = { 0 };
@@ -677,6 +756,8 @@ int main(int argc, char **argv)
 	sp.t0_us = t0_us = now_us();
 	if (P.hold_ms >= 0 && pthread_create(&hold_tid, NULL, holder, NULL))
 		fatal("pthread_create failed");
+	if (pthread_create(&stall_tid, NULL, stall_watch, NULL))
+		fatal("pthread_create failed");
 	atomic_store(&go, 1);
 	take_sample(&sp);
 	for (;;) {
@@ -699,6 +780,8 @@ int main(int argc, char **argv)
 	if (P.tlb_flush_ms)
 		pthread_join(flush_tid, NULL);
 	take_sample(&sp);	/* where things ended */
+	atomic_store(&sampling_done, 1);
+	pthread_join(stall_tid, NULL);
 	report_left();
 	if (P.hold_ms >= 0) {
 		pthread_join(hold_tid, NULL);

@@ -37,6 +37,32 @@ case_knobs_and_counters_exist() {
 	done
 }
 
+# <debugfs>/pghot/record, for looking at a page that is not promoted: a
+# PFN of node 2 (tracked) reads back with its node and record, one of
+# node 0 (top tier) as untracked; what is not a valid PFN is EINVAL.
+case_record_file_shows_a_pfn() {
+	local f=/sys/kernel/debug/pghot/record pfn0 pfn2 out bad
+	[ -f "$f" ] || fail "no $f"
+	pfn0=$(awk '/^Node 0, zone/ { z = 1 } z && $1 == "start_pfn:" { print $2; exit }' /proc/zoneinfo)
+	pfn2=$(awk '/^Node 2, zone/ { z = 1 } z && $1 == "start_pfn:" { print $2; exit }' /proc/zoneinfo)
+	[ -n "$pfn0" ] && [ -n "$pfn2" ] || fail "no start_pfn of node 0 or 2 in /proc/zoneinfo"
+	echo "$pfn2" >"$f" || fail "$f rejected PFN $pfn2 of node 2"
+	out=$(cat "$f")
+	echo "node 2: $out"
+	grep -Eq "^pfn=$(printf '%#x' "$pfn2") node=2 record=0x?[0-9a-f]+ ready=[01] queued=[01] " <<<"$out" ||
+		fail "PFN $pfn2 of node 2 reads '$out'"
+	echo "$pfn0" >"$f" || fail "$f rejected PFN $pfn0 of node 0"
+	out=$(cat "$f")
+	echo "node 0: $out"
+	[ "$out" = "pfn=$(printf '%#x' "$pfn0") untracked" ] || fail "PFN $pfn0 of node 0 reads '$out'"
+	for bad in abc -1 0x 1x 0x7fffffffffffff 123456789012345678901234567890; do
+		out=$(echo "$bad" 2>&1 >"$f") && fail "$f accepted '$bad'"
+		grep -q 'Invalid argument' <<<"$out" ||
+			fail "$f rejected '$bad' with '$out', not EINVAL"
+	done
+	[ "$(cat "$f")" = "pfn=$(printf '%#x' "$pfn0") untracked" ] || fail "a rejected write changed the PFN"
+}
+
 case_kmigrated_per_lower_tier_node() {
 	local threads
 	threads=$(ps -eo comm= | grep '^kmigrated' | sort | paste -sd' ')
