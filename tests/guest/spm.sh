@@ -308,4 +308,58 @@ case_zswap_stores_on_compressed_ram_node() {
 		fail "node 3 gave $((before - after)) kB for $((zs1 - zs0)) stored pages"
 }
 
+# Sum of the high watermarks of node $1's zones, in kB.
+node_high_kb() {
+	awk -v node="$1" '/^Node / { z = ($2 == node ",") } z && $1 == "high" { s += $2 } END { print s * 4 }' /proc/zoneinfo
+}
+
+# The compressed-RAM node takes pages only down to the high watermarks of
+# its zones: nothing reclaims an SPM node, and the device needs room for
+# pages that compress worse than those it holds. All of node 3's memory
+# blocks but the last are offlined (nothing is stored there between
+# cases), then a 32 MiB memcg writes 192 MiB: zswap must store on node 3
+# until it is full, refuse the rest (counted in spm_refused_full) and
+# compress it instead, and node 3's free memory must stay above its high
+# watermark; every page must come back intact. Under KASAN the fill takes
+# minutes; the non-debug configs run it.
+case_zswap_full_node_refuses() {
+	local cg=$CG/spm-full m out pid free high r0 r1 s1 bpages blocks=()
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	! has_config KASAN || skip "filling node 3 through zswap takes minutes under KASAN; the non-debug configs run this case"
+	for m in /sys/devices/system/node/node3/memory*; do blocks+=("$m"); done
+	[ "${#blocks[@]}" -ge 2 ] || fail "node 3 has ${#blocks[@]} memory blocks, the case wants two or more"
+	# shellcheck disable=SC2064 # the blocks are known now
+	trap "for m in ${blocks[*]}; do [ \"\$(cat \$m/state)\" = online ] || echo online_movable >\$m/state; done" EXIT
+	for m in "${blocks[@]:0:${#blocks[@]}-1}"; do
+		echo offline >"$m/state" || fail "cannot offline $m: something is stored on node 3"
+	done
+	echo Y >/sys/module/zswap/parameters/enabled
+	echo +memory >"$CG/cgroup.subtree_control"
+	mkdir -p "$cg"
+	echo 32M >"$cg/memory.max"
+	rm -f /tmp/spm-in /tmp/spm-out
+	mkfifo /tmp/spm-in /tmp/spm-out
+	r0=$(cat /sys/kernel/debug/zswap/spm_refused_full) || fail "no zswap/spm_refused_full in debugfs"
+	(echo 0 >"$cg/cgroup.procs" && exec /guest/bin/spm-probe fill 192 hold </tmp/spm-in >/tmp/spm-out) &
+	pid=$!
+	exec 3>/tmp/spm-in 4</tmp/spm-out
+	read -r out <&4 || fail "spm-probe died before writing"
+	echo "spm-probe: $out"
+	free=$(node_free_kb 3) high=$(node_high_kb 3)
+	r1=$(cat /sys/kernel/debug/zswap/spm_refused_full)
+	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	echo "node 3 (one block online): MemFree $free kB, high watermarks $high kB;" \
+		"zswap: $s1 pages on node 3, $((r1 - r0)) stores refused"
+	echo go >&3
+	read -r out <&4 || true
+	exec 3>&- 4<&-
+	echo "spm-probe: $out"
+	wait "$pid" || fail "pages came back wrong"
+	rmdir "$cg"
+	bpages=$(($(printf '%d' "0x$(cat /sys/devices/system/memory/block_size_bytes)") / 4096))
+	[ "$s1" -ge $((bpages * 8 / 10)) ] || fail "only $s1 pages were stored on node 3's block of $bpages pages"
+	[ $((r1 - r0)) -gt 0 ] || fail "zswap refused no store although node 3 was full"
+	[ "$free" -ge "$high" ] || fail "node 3 went below its high watermark: $free kB free, $high kB high"
+}
+
 ktap_main "$@"
