@@ -60,8 +60,9 @@
  *        (the hot pages on the slow node at the end: off the LRU, and in
  *        which state pghot's record of each is; see report_left())
  *   left_first pfn=.. (<debugfs>/pghot/record of the first such page)
- *   stall query_ms=Q, then stall COMM[PID] FRAME lines  (a sampler query
- *        blocked for more than 3 s: see stall_watch())
+ *   stall query_ms=Q or stall no_sample_ms=G, then stall COMM[PID] FRAME
+ *        lines  (a sampler query blocked, or no sample, for more than 3 s:
+ *        see stall_watch())
  * t50/t95 are the first samples with 50%/95% of the hot set on a top tier
  * (-1: never); precision is the share of promoted pages that are hot (-1:
  * none promoted); max_gap_ms is the longest time between the starts of two
@@ -488,8 +489,9 @@ static void *worker(void *arg)
 }
 
 /*
- * A move_pages() query of the sampler that takes more than STALL_MS is
- * looked into once per run, while it is still blocked: the stacks of every
+ * A move_pages() query of the sampler that takes more than STALL_MS, or a
+ * sampler that does not get to start a sample for that long past its
+ * interval, is looked into once per run, while it lasts: the stacks of every
  * kmigrated and klruscand thread (/proc/PID/stack) go to the output as
  * "stall" lines, and SysRq l and w (backtraces of the CPUs and of the
  * blocked tasks) to the kernel log, which bench/run keeps. One bench run
@@ -497,6 +499,7 @@ static void *worker(void *arg)
  */
 #define STALL_MS 3000
 static atomic_long query_started_us;	/* 0: no query under way */
+static atomic_long last_sample_us;	/* when the sampler last started one */
 static atomic_int sampling_done;
 
 static void dump_thread_stacks(long waited_ms)
@@ -505,7 +508,10 @@ static void dump_thread_stacks(long waited_ms)
 	struct dirent *e;
 	int fd;
 
-	printf("stall query_ms=%ld\n", waited_ms);
+	if (waited_ms >= 0)
+		printf("stall query_ms=%ld\n", waited_ms);
+	else
+		printf("stall no_sample_ms=%ld\n", -waited_ms);
 	while (d && (e = readdir(d))) {
 		char path[300], comm[64] = "", stack[2048];
 		ssize_t n;
@@ -551,11 +557,19 @@ static void *stall_watch(void *arg)
 	while (!atomic_load(&sampling_done)) {
 		long started = atomic_load(&query_started_us);
 
+		long last = atomic_load(&last_sample_us);
+
 		usleep(200 * 1000);
 		if (!dumped && started && started == atomic_load(&query_started_us) &&
 		    now_us() - started > STALL_MS * 1000L) {
 			dumped = 1;
 			dump_thread_stacks((now_us() - started) / 1000);
+		}
+		/* the sampler itself not getting to run shows as a gap */
+		if (!dumped && last && last == atomic_load(&last_sample_us) &&
+		    now_us() - last > (STALL_MS + P.interval_ms) * 1000L) {
+			dumped = 1;
+			dump_thread_stacks(-(now_us() - last) / 1000);
 		}
 	}
 	return NULL;
@@ -576,6 +590,7 @@ static void take_sample(struct sampler *sp)
 
 	/* the time the query starts: a long query must not look like a late one */
 	t_ms = (now_us() - sp->t0_us) / 1000;
+	atomic_store(&last_sample_us, now_us());
 	atomic_store(&query_started_us, now_us());
 	if (move_pages(0, L.pages, pages, NULL, status, 0) < 0)
 		fatal("move_pages (query): %s", strerror(errno));
