@@ -652,6 +652,7 @@ static void report_left(void)
 	long i, left = 0, off_lru = 0, unevictable = 0, shown = 0;
 	long rec_none = 0, rec_counting = 0, rec_queued = 0, rec_lost = 0, rec_na = 0;
 	char pfns[160] = "", line[256];
+	int got;
 
 	for (i = 0; pm >= 0 && kf >= 0 && i < L.pages; i++) {
 		uint64_t ent, flags;
@@ -668,7 +669,8 @@ static void report_left(void)
 			continue;
 		off_lru += !(flags & (1ULL << KPF_LRU));
 		unevictable += !!(flags & (1ULL << KPF_UNEVICTABLE));
-		if (pghot_record_of(ent, line, sizeof(line)))
+		got = !pghot_record_of(ent, line, sizeof(line));
+		if (!got)
 			rec_na++;
 		else if (strstr(line, "record=0 ") || strstr(line, "untracked"))
 			rec_none++;
@@ -678,11 +680,12 @@ static void report_left(void)
 			rec_queued++;
 		else
 			rec_lost++;
+		/* the first such page's whole record, for a closer look */
+		if (got && !shown)
+			printf("left_first %s", line);
 		if (shown++ < 4 && n + 24 < sizeof(pfns))
 			snprintf(pfns + n, sizeof(pfns) - n, "%s%#llx", n ? "," : "",
 				 (unsigned long long)ent);
-		if (shown == 1 && !pghot_record_of(ent, line, sizeof(line)))
-			printf("left_first %s", line);
 	}
 	if (pm < 0 || kf < 0)
 		printf("left hot_slow=NA\n");
