@@ -53,6 +53,9 @@ KTAP_LINE = re.compile(
     r"|# (?P<diag>.*))\s*$"
 )
 
+# A result line glued to the end of the previous output (see glued_result).
+GLUED = re.compile(r"(?:not )?ok (\d+)\b")
+
 
 class Tally:
     def __init__(self):
@@ -108,6 +111,7 @@ class Node:
         self.directive = ""
         self.diag = []  # the comment lines printed just before the result
         self.time = None  # seconds, when the runner printed "NAME took N s"
+        self.num = None  # the number on its result line
 
 
 def parse_ktap(lines, name):
@@ -117,15 +121,37 @@ def parse_ktap(lines, name):
     line that follows it at that level, as KUnit and kselftest print them.
     """
     items = []
+    last = {}  # indentation -> number of the last result line there
     for raw in lines:
-        m = KTAP_LINE.match(raw.rstrip("\r\n"))
-        if m:
-            items.append((len(m.group("indent").expandtabs(4)), m))
+        line = raw.rstrip("\r\n")
+        m = KTAP_LINE.match(line)
+        if not m:
+            continue
+        indent = len(m.group("indent").expandtabs(4))
+        if m.group("diag") is not None:
+            cut = glued_result(line, last.get(indent, 0) + 1)
+            if cut:
+                items.append((indent, KTAP_LINE.match(line[:cut])))
+                m = KTAP_LINE.match(m.group("indent") + line[cut:])
+        if m.group("result"):
+            last = {i: n for i, n in last.items() if i < indent}
+            last[indent] = int(m.group("num"))
+        items.append((indent, m))
     root = Node(name)
     pos = parse_block(items, 0, items[0][0] if items else 0, root)
     if pos < len(items):
         root.notes = ["results after the end of the top-level block were ignored"]
     return root
+
+
+def glued_result(line, want):
+    """Where the result line numbered want starts inside the comment line,
+    if a test printed a message without a newline and its runner's result
+    went on the same line ("# ... is enablednot ok 4 name"); else None."""
+    for m in GLUED.finditer(line):
+        if m.start() > 0 and not line[m.start() - 1].isspace() and int(m.group(1)) == want:
+            return m.start()
+    return None
 
 
 def parse_block(items, pos, level, node):
@@ -159,6 +185,7 @@ def parse_block(items, pos, level, node):
             pending = None
             child.name = m.group("name").strip() or child.name
             child.ok = m.group("notok") is None
+            child.num = int(m.group("num"))
             child.directive = (m.group("directive") or "").strip()
             child.diag, diag = diag, []
             child.time, timing = timing, None
@@ -184,6 +211,10 @@ def judge(node, path, known, tally):
         for c in node.children:
             if judge(c, full, known, tally):
                 unexplained = True
+        nums = [c.num for c in node.children if c.num is not None]
+        for k in sorted(set(range(1, max(nums, default=0) + 1)) - set(nums)):
+            tally.fail(f"{full}: result {k} missing (numbers run {nums[0]}..{nums[-1]})")
+            unexplained = True
         if node.plan is not None and len(node.children) < node.plan:
             tally.fail(f"{full}: {node.plan - len(node.children)} of {node.plan} planned results missing")
             unexplained = True
