@@ -277,15 +277,18 @@ case_pressure_leaves_node3_alone() {
 	[ "$after" = "$before" ] || fail "node 3's free memory changed under pressure"
 }
 
-# zswap_fill MIB MEASURE: spm-probe writes MIB MiB in a 32 MiB memcg (most
-# of it goes to zswap), says so and waits; the function MEASURE runs then,
-# and spm-probe reads everything back, which must be intact.
+# zswap_fill MIB MEASURE [SETUP]: spm-probe writes MIB MiB in a 32 MiB
+# memcg (most of it goes to zswap), says so and waits; the function
+# MEASURE runs then, and spm-probe reads everything back, which must be
+# intact. SETUP (default limit_32m) is run first with the cgroup's
+# directory.
+limit_32m() { echo 32M >"$1/memory.max"; }
 zswap_fill() {
 	local cg=$CG/spm-zswap out pid
 	echo Y >/sys/module/zswap/parameters/enabled
 	echo +memory >"$CG/cgroup.subtree_control"
 	mkdir -p "$cg"
-	echo 32M >"$cg/memory.max"
+	"${3:-limit_32m}" "$cg"
 	rm -f /tmp/spm-in /tmp/spm-out
 	mkfifo /tmp/spm-in /tmp/spm-out
 	(echo 0 >"$cg/cgroup.procs" && exec /guest/bin/spm-probe fill "$1" hold </tmp/spm-in >/tmp/spm-out) &
@@ -318,6 +321,36 @@ case_zswap_stores_on_compressed_ram_node() {
 		fail "node 3 gave $((before - after)) kB for $((zs1 - zs0)) stored pages"
 }
 
+# Pages reach zswap by reclaim, and the reclaimer is often not the owner:
+# kswapd, or proactive reclaim written by a task of another cgroup. Where
+# a page may go is the owner's cpuset's say: this shell (root cgroup, every
+# node allowed) reclaims the 64 MiB of spm-probe in a cgroup whose cpuset
+# excludes node 3, and zswap must store none of it there. The same with
+# node 3 allowed shows that the reclaim stores on node 3 when it may.
+owner_mems() { echo +cpuset >"$CG/cgroup.subtree_control"; echo "$MEMS" >"$1/cpuset.mems"; }
+reclaim_now() {
+	local cg=$CG/spm-zswap z0
+	s0=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	z0=$(awk '$1 == "zswpout" { print $2 }' "$cg/memory.stat")
+	echo 64M >"$cg/memory.reclaim" || true # short of 64M is fine
+	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	zout=$(($(awk '$1 == "zswpout" { print $2 }' "$cg/memory.stat") - z0))
+	echo "cpuset.mems $MEMS: reclaim from the root cgroup stored $zout pages in zswap, $((s1 - s0)) of them on node 3"
+}
+
+case_zswap_follows_owner_cpuset() {
+	local MEMS s0 s1 zout
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	MEMS=0-3
+	zswap_fill 64 reclaim_now owner_mems
+	[ "$zout" -ge 4096 ] || fail "the reclaim put only $zout pages in zswap"
+	[ $((s1 - s0)) -ge $((zout / 2)) ] || fail "with node 3 allowed, only $((s1 - s0)) of $zout pages went there"
+	MEMS=0-2
+	zswap_fill 64 reclaim_now owner_mems
+	[ "$zout" -ge 4096 ] || fail "the reclaim put only $zout pages in zswap"
+	[ "$s1" -le "$s0" ] || fail "$((s1 - s0)) pages of a cgroup whose cpuset excludes node 3 were stored there"
+}
+
 # Sum of the high watermarks of node $1's zones, in kB.
 node_high_kb() {
 	awk -v node="$1" '/^Node / { z = ($2 == node ",") } z && $1 == "high" { s += $2 } END { print s * 4 }' /proc/zoneinfo
@@ -343,6 +376,7 @@ node3_when_full() {
 	free=$(node_free_kb 3) high=$(node_high_kb 3) pcp=$(node_pcp_kb 3)
 	r1=$(cat /sys/kernel/debug/zswap/spm_refused_full)
 	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	# shellcheck disable=SC2031 # r0 is set by the caller, not in a subshell
 	echo "node 3 (one block online): MemFree $free kB and $pcp kB on per-CPU lists, high watermarks $high kB;" \
 		"zswap: $s1 pages on node 3, $((r1 - r0)) stores refused"
 }
