@@ -23,6 +23,10 @@ STACK_BUILD_SRC=${STACK_BUILD_SRC:-$SRC}
 # The package's source with no patch applied, a git worktree of $SRC at
 # the package's tag: what the matrix's TREE=pristine configs build.
 PRISTINE=$WORK/pristine
+# The same with only the SPM series applied (the "spm" group of the series
+# file): what the matrix's TREE=spm-only configs build, to show that the
+# series stands alone.
+SPM_ONLY=$WORK/spm-only
 PKG_TARBALL=${PKG_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PKG_NAME=${PKG_NAME:-linux-source-6.12}
 MATRIX=${MATRIX:-$TOP/defconfigs/matrix}
@@ -153,7 +157,8 @@ config_tree() {
 	for kv in $(matrix_env "$1"); do
 		case $kv in
 		TREE=pristine) echo "$PRISTINE"; return ;;
-		TREE=*) die "matrix entry '$1' sets $kv; TREE can only be pristine (or left out: the stack)" ;;
+		TREE=spm-only) echo "$SPM_ONLY"; return ;;
+		TREE=*) die "matrix entry '$1' sets $kv; TREE can only be pristine or spm-only (or left out: the stack)" ;;
 		esac
 	done
 	echo "$STACK_BUILD_SRC"
@@ -183,6 +188,13 @@ STACK=$TOP/linux.patch-stack
 series() {
 	[ -f "$STACK/series" ] || die "linux.patch-stack/series is missing"
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$STACK/series" | awk 'NF { print $1 }'
+}
+
+# series_group NAME: the patches of one group of the series, the lines
+# after its "# group: NAME" comment up to the next group.
+series_group() {
+	[ -f "$STACK/series" ] || die "linux.patch-stack/series is missing"
+	awk -v g="$1" '/^# group: / { cur = $3; next } /^[[:space:]]*(#|$)/ { next } cur == g { print $1 }' "$STACK/series"
 }
 
 build_dir() { echo "${STACK_BUILD_ROOT:-$WORK/build}/$1"; }
