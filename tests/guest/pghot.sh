@@ -124,12 +124,12 @@ ctxt_switches() { awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print 
 # up at all: it sleeps until a page of its node becomes ready. (It used to
 # poll ten times a second, which the window below would show as about 30
 # context switches.) Until the node's last records are stale (the
-# record's span, at least three windows, after their last access) it also
-# wakes every half window to clear them, so the window is first cut to
-# 100 ms, and the records left by earlier cases are all stale and cleared
-# 2 s later (a record's span is at most six windows, 0.6 s, the sweep
-# comes every half window, and one turn of the 1-byte record's new clock
-# takes 0.5 s). No access is recorded during the 3 s window, or it says
+# record's span, at least two and a half windows, after their last access)
+# it also wakes every quarter window to clear them, so the window is first
+# cut to 100 ms, and the records left by earlier cases are all stale and
+# cleared 2 s later (a record's span is at most six windows, 0.6 s, the
+# sweep comes every quarter window, and one turn of the 1-byte record's
+# new clock takes 0.5 s). No access is recorded during the 3 s window, or it says
 # so: then the thread had a reason to run.
 case_kmigrated_idle_never_wakes() {
 	local pid before after rec win
