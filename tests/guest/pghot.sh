@@ -290,15 +290,21 @@ case_swapped_in_pages_count_their_fault() {
 	echo 60000 >"$SYSCTL/pghot_promote_freq_window_ms"
 	echo 2 >/proc/sys/kernel/numa_balancing
 	echo 1 >"$SYSCTL/pghot_record_hintfaults_enable"
-	promote_watch -m anon -n 128 -c 1024 -o 20 -R 1 -a 0 -l -S -t 60000
-	echo "cold pages swapped out ${PW_SWAP_OUT:-?}, back on node 2 ${PW_SWAP_BACK:-?}, then" \
-		"read once right after a scan: hint faults $PW_ONCE_FAULTS, recorded" \
-		"$PW_ONCE_RECORDED, promoted $PW_COLD_TOP of $PW_COLD"
+	# The check means something only if most reads right after a scan
+	# passed the hot threshold; on a slow guest (KASAN under TCG) the
+	# reads of 1,024 pages may take longer than that. A run without its
+	# chance is run again, at most three times in all.
+	local try
+	for try in 1 2 3; do
+		promote_watch -m anon -n 128 -c 1024 -o 20 -R 1 -a 0 -l -S -t 60000
+		echo "run $try: cold pages swapped out ${PW_SWAP_OUT:-?}, back on node 2 ${PW_SWAP_BACK:-?}, then" \
+			"read once right after a scan: hint faults $PW_ONCE_FAULTS, recorded" \
+			"$PW_ONCE_RECORDED, promoted $PW_COLD_TOP of $PW_COLD"
+		[ $((${PW_ONCE_RECORDED:-0} * 2)) -lt "$PW_COLD" ] || break
+		[ "$try" != 3 ] || fail "in 3 runs only ${PW_ONCE_RECORDED:-0} of $PW_COLD reads right after a scan passed the hot threshold"
+	done
 	[ $((${PW_SWAP_BACK:-0} * 10)) -ge $((PW_COLD * 9)) ] ||
 		fail "only ${PW_SWAP_BACK:-0} of $PW_COLD swapped-out pages came back on node 2"
-	# it had the chance: the faults passed the hot threshold
-	[ $((${PW_ONCE_RECORDED:-0} * 2)) -ge "$PW_COLD" ] ||
-		fail "only ${PW_ONCE_RECORDED:-0} of $PW_COLD reads right after a scan passed the hot threshold"
 	[ $((PW_COLD_TOP * 2)) -ge "$PW_COLD" ] ||
 		fail "$PW_COLD_TOP of $PW_COLD swapped-in pages, read again after a scan, were promoted: the swap-in did not count"
 }
