@@ -3,8 +3,9 @@
 
 Reads:
   - the console log: kernel reports (panic, oops, BUG, WARN, lockdep, KASAN,
-    hung tasks, soft lockups, RCU stalls) are failures; the KUnit results
-    the kernel printed at boot are parsed as KTAP;
+    UBSAN, list corruption, hung tasks, soft and hard lockups, RCU stalls)
+    are failures; the KUnit results the kernel printed at boot are parsed
+    as KTAP;
   - one KTAP file per in-guest test group (results/<group>.tap); a group
     that was asked for and left no file, no plan or fewer results than its
     plan is a failure;
@@ -28,18 +29,25 @@ import sys
 
 # Kernel reports that fail a boot whatever the tests said.
 KERNEL_REPORTS = [
+    # the specific reports first: a line gets the first label that matches,
+    # and many reports start with "BUG: " or "WARNING: "
     (re.compile(r"Kernel panic - not syncing"), "kernel panic"),
+    (re.compile(r"BUG: KASAN: "), "KASAN report"),
+    (re.compile(r"BUG: soft lockup"), "soft lockup"),
+    (re.compile(r"Watchdog detected hard LOCKUP"), "hard lockup"),
+    (re.compile(r"BUG: sleeping function called from invalid context"), "sleep in atomic context"),
+    (re.compile(r"INFO: task .* blocked for more than"), "hung task"),
+    (re.compile(r"rcu: INFO: .* detected stalls"), "RCU stall"),
+    (re.compile(r"UBSAN: "), "UBSAN report"),
+    (re.compile(r"WARNING: suspicious RCU usage"), "RCU usage report"),
+    (re.compile(r"WARNING: (possible|inconsistent)"), "lockdep report"),
+    (re.compile(r"possible circular locking dependency"), "lockdep report"),
+    (re.compile(r"\blist_(add|del) corruption"), "list corruption"),
     (re.compile(r"\bBUG: "), "kernel BUG"),
     (re.compile(r"kernel BUG at "), "kernel BUG"),
     (re.compile(r"\bOops: "), "oops"),
     (re.compile(r"general protection fault"), "general protection fault"),
     (re.compile(r"WARNING: .* at "), "kernel WARN"),
-    (re.compile(r"WARNING: (possible|inconsistent|suspicious)"), "lockdep report"),
-    (re.compile(r"possible circular locking dependency"), "lockdep report"),
-    (re.compile(r"UBSAN: "), "UBSAN report"),
-    (re.compile(r"INFO: task .* blocked for more than"), "hung task"),
-    (re.compile(r"rcu: INFO: .* detected stalls"), "RCU stall"),
-    (re.compile(r"watchdog: BUG: soft lockup"), "soft lockup"),
 ]
 
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
