@@ -161,13 +161,37 @@ devdax_on_node() {
 		{ echo "no dax device on node $1 after ndctl create-namespace" >&2; return 1; }
 }
 
-# Give dax device $1 to kmem. kmem is built in, so daxctl (which loads the
-# module) cannot: rebind through sysfs. Succeeds if kmem ends up bound (a
-# failing probe does not fail the new_id write).
+# Give dax device $1 to kmem, its memory left offline. With kmem a module
+# (CONFIG_DEV_DAX_KMEM=m), the way users do: daxctl loads the module and
+# rebinds. Built in, daxctl cannot (it fails loading the module): rebind
+# through sysfs. Succeeds if kmem ends up bound (a failing probe does not
+# fail the new_id write).
 dax_to_kmem() {
-	echo "$1" >/sys/bus/dax/drivers/device_dax/unbind || return 1
-	echo "$1" >/sys/bus/dax/drivers/kmem/new_id || return 1
+	if zcat /proc/config.gz | grep -qx 'CONFIG_DEV_DAX_KMEM=m'; then
+		daxctl reconfigure-device --mode=system-ram --no-online "$1" >&2 || return 1
+	else
+		echo "$1" >/sys/bus/dax/drivers/device_dax/unbind || return 1
+		echo "$1" >/sys/bus/dax/drivers/kmem/new_id || return 1
+	fi
 	[ -e "/sys/bus/dax/drivers/kmem/$1" ]
+}
+
+# Give dax device $1, bound to kmem, back to device-dax: its memory offlined
+# and removed first. With kmem a module, the way users do (daxctl); built
+# in, through sysfs, for the node ($2) the device's memory makes up.
+dax_to_devdax() {
+	local m
+	if zcat /proc/config.gz | grep -qx 'CONFIG_DEV_DAX_KMEM=m'; then
+		daxctl reconfigure-device --mode=devdax --force "$1" >&2 || return 1
+	else
+		for m in /sys/devices/system/node/node"$2"/memory*; do
+			[ "$(cat "$m/state")" = offline ] || echo offline >"$m/state" || return 1
+		done
+		echo "$1" >/sys/bus/dax/drivers/kmem/unbind || return 1
+		echo "$1" >/sys/bus/dax/drivers/device_dax/bind 2>/dev/null ||
+			echo "$1" >/sys/bus/dax/drivers/device_dax/new_id || return 1
+	fi
+	[ -e "/sys/bus/dax/drivers/device_dax/$1" ]
 }
 
 # Online every offline memory block of node $1 as movable memory.

@@ -14,6 +14,10 @@
  *                           "written N pages" after writing and waits for a
  *                           line on stdin before reading back, so the caller
  *                           can look at where the pages went.
+ *   spm-probe leftover DEV MIB
+ *                           map the first MIB of device-dax DEV and count its
+ *                           pages that still hold what fill wrote; prints
+ *                           "pages N nonzero Z filled F"
  *   spm-probe map MIB       mmap MIB of private anonymous memory, not
  *                           touched; prints "mmap: ok" or an errno name
  *                           (the overcommit check refuses with ENOMEM)
@@ -33,6 +37,7 @@
  *                           changing under it (memory onlined) remaps it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <numaif.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -126,12 +131,83 @@ static int probe_home_node(int node)
 	return 0;
 }
 
-/* A value per (page, word) that a swapped-in wrong page cannot match. */
+/*
+ * A value per (page, word) that a swapped-in wrong page cannot match: the
+ * page's term and the word's term mixed, then one xorshift.
+ */
+static uint64_t page_term(size_t page) { return (page + 1) * 0x9e3779b97f4a7c15ULL; }
+static uint64_t word_term(size_t word) { return (word + 1) * 0xbf58476d1ce4e5b9ULL; }
+
 static uint64_t pattern(size_t page, size_t word)
 {
-	uint64_t x = (page + 1) * 0x9e3779b97f4a7c15ULL ^ (word + 1) * 0xbf58476d1ce4e5b9ULL;
+	uint64_t x = page_term(page) ^ word_term(word);
 
 	return x ^ (x >> 31);
+}
+
+/* x from x ^ (x >> 31), on 64 bits */
+static uint64_t unshift31(uint64_t y)
+{
+	return y ^ (y >> 31) ^ (y >> 62);
+}
+
+/*
+ * Pages of device-dax @dev that still hold what fill wrote, wherever it
+ * was: with the xorshift undone, the first two words of such a page differ
+ * by what the two word terms differ by, whatever the page's index.
+ */
+#define DAX_ALIGN_MAX	(1UL << 30)
+
+static int leftover(const char *dev, long mib)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t words = psz / sizeof(uint64_t), npages, i, w, nonzero = 0, filled = 0;
+	uint64_t *p;
+	void *r;
+	int fd;
+
+	if (mib <= 0) {
+		fprintf(stderr, "spm-probe: leftover wants a size in MiB > 0\n");
+		return 2;
+	}
+	fd = open(dev, O_RDWR);
+	if (fd < 0) {
+		perror(dev);
+		return 2;
+	}
+	npages = (size_t)mib * (1 << 20) / psz;
+	/*
+	 * device-dax maps only at addresses aligned to the device's alignment
+	 * (2 MiB by default, at most 1 GiB): reserve room, map at a 1 GiB
+	 * boundary in it.
+	 */
+	r = mmap(NULL, npages * psz + DAX_ALIGN_MAX, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	p = mmap((void *)(((uintptr_t)r + DAX_ALIGN_MAX - 1) & ~(uintptr_t)(DAX_ALIGN_MAX - 1)),
+		 npages * psz, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap of the device");
+		return 2;
+	}
+	for (i = 0; i < npages; i++) {
+		const uint64_t *q = p + i * words;
+
+		for (w = 0; w < words && !q[w]; w++)
+			;
+		if (w == words)
+			continue;
+		nonzero++;
+		if ((unshift31(q[0]) ^ unshift31(q[1])) == (word_term(0) ^ word_term(1)))
+			filled++;
+	}
+	printf("pages %zu nonzero %zu filled %zu\n", npages, nonzero, filled);
+	munmap(p, npages * psz);
+	close(fd);
+	return 0;
 }
 
 static int fill(long mib, int hold)
@@ -264,11 +340,13 @@ int main(int argc, char **argv)
 		return probe_map(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "homenode"))
 		return probe_home_node(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "leftover"))
+		return leftover(argv[2], atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "relbind"))
 		return relbind(atoi(argv[2]));
 	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "hold"))) &&
 	    !strcmp(argv[1], "fill"))
 		return fill(atol(argv[2]), argc == 4);
-	fprintf(stderr, "usage: spm-probe policy NODE | fill MIB [hold] | map MIB | homenode NODE | relbind NODE\n");
+	fprintf(stderr, "usage: spm-probe policy NODE | fill MIB [hold] | leftover DEV MIB | map MIB | homenode NODE | relbind NODE\n");
 	return 2;
 }

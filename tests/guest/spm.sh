@@ -405,4 +405,65 @@ case_zswap_full_node_refuses() {
 		fail "node 3 went below its high watermark: $free kB free, $pcp kB on per-CPU lists, $high kB high"
 }
 
+# Offlining the compressed-RAM node's memory while zswap holds pages on it
+# (the way daxctl offline-memory or a kmem unbind starts). Those pages are
+# neither on an LRU list nor movable: the offline cannot move them. It
+# must end (fail with EBUSY, or succeed having moved them), not retry
+# until a signal; and every page must read back intact afterwards. Each
+# attempt has a hang guard of 60 s; the blocks offlined are onlined again.
+offline_node3_now() {
+	local m t0 msg
+	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	echo "zswap: $s1 pages on node 3"
+	for m in /sys/devices/system/node/node3/memory*; do
+		[ "$(cat "$m/state")" = online ] || continue
+		t0=$SECONDS
+		if msg=$( (timeout -s INT 60 bash -c "echo offline >$m/state") 2>&1); then
+			offlined+=("$m")
+			msg=offlined
+		fi
+		echo "$(basename "$m"): ${msg##*: } after $((SECONDS - t0)) s"
+		case $msg in
+		offlined | *"Device or resource busy"*) ;;
+		*) hung="$(basename "$m"): $msg"; break ;;
+		esac
+	done
+	for m in "${offlined[@]}"; do echo online_movable >"$m/state"; done
+}
+
+case_offline_with_live_entries_ends() {
+	local s1 offlined=() hung=''
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	zswap_fill 64 offline_node3_now
+	[ "$s1" -ge 4096 ] || fail "only $s1 pages were on node 3 when its memory was offlined"
+	[ -z "$hung" ] || fail "offlining did not end: $hung"
+}
+
+# A page zswap kept on the compressed-RAM node is cleared before it is
+# freed: once the node's memory is given back to device-dax (offlined and
+# kmem unbound, as `daxctl reconfigure-device --mode=devdax` does), no
+# page of the device may hold what spm-probe wrote through zswap. Then the
+# device goes back to kmem as an SPM node for the groups after this one.
+spm_stored() { s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages); echo "zswap: $s1 pages on node 3"; }
+
+case_freed_entries_leave_no_data() {
+	local dax s1 out mib
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	dax=$(dax3)
+	zswap_fill 64 spm_stored
+	[ "$s1" -ge 4096 ] || fail "only $s1 pages were stored on node 3"
+	# shellcheck disable=SC2064 # the device is known now
+	trap "dax_to_kmem $dax && online_node_movable 3" EXIT
+	dax_to_devdax "$dax" 3 || fail "cannot give $dax back to device-dax"
+	mib=$(($(cat "$DAXS/$dax/size") >> 20))
+	out=$(/guest/bin/spm-probe leftover "/dev/$dax" "$mib" 2>&1) || fail "spm-probe leftover failed: $out"
+	echo "/dev/$dax, $mib MiB: $out"
+	trap - EXIT
+	{ dax_to_kmem "$dax" && online_node_movable 3; } || fail "cannot give $dax back to kmem"
+	[ "$(cat /sys/devices/system/node/node3/spm_purpose)" = "$(purpose)" ] ||
+		fail "node 3 came back as '$(cat /sys/devices/system/node/node3/spm_purpose)', not an SPM node of purpose $(purpose)"
+	grep -Eq '^pages [1-9][0-9]* nonzero [0-9]+ filled 0$' <<<"$out" ||
+		fail "pages of the device still hold what was swapped out: $out"
+}
+
 ktap_main "$@"
