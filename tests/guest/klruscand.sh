@@ -4,6 +4,10 @@
 # shellcheck source=tests/guest/lib.sh
 source "$(dirname "$0")/lib.sh"
 
+# A hang guard: on all-debug (KASAN, UBSAN, lockdep) with the host busy,
+# sparse_touches_stay, stale_records_do_not_count and
+# memcg_over_limit_swaps_to_zswap ran past 120 s.
+CASE_TIMEOUT=300
 SYSCTL=/proc/sys/vm
 DEADLINE_MS=60000
 
