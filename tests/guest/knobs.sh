@@ -103,7 +103,9 @@ check_int() {
 	accepted "$f" "$min\\n"
 	accepted "$f" "$max\\n"
 	accepted "$f" "$min"
-	accepted "$f" "$old\\n"
+	# back to where it was, if that can be written (period_max_ms reads
+	# what the kernel measured and takes only 0)
+	[ "$old" -lt "$min" ] || [ "$old" -gt "$max" ] || accepted "$f" "$old\\n"
 }
 
 check_bool() {
