@@ -64,6 +64,8 @@ ktap_main() {
 vmstat() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' /proc/vmstat; }
 
 has_config() { zcat /proc/config.gz | grep -qx "CONFIG_$1=y"; }
+# dax kmem built as a module: daxctl can load it, as on a distribution kernel
+kmem_is_module() { zcat /proc/config.gz | grep -qx 'CONFIG_DEV_DAX_KMEM=m'; }
 
 # Run promote-watch (see tests/guest/promote-watch.c) and set PW_MS,
 # PW_HOT_TOP, PW_HOT, PW_COLD_TOP, PW_COLD from its result line. Its
@@ -167,7 +169,7 @@ devdax_on_node() {
 # through sysfs. Succeeds if kmem ends up bound (a failing probe does not
 # fail the new_id write).
 dax_to_kmem() {
-	if zcat /proc/config.gz | grep -qx 'CONFIG_DEV_DAX_KMEM=m'; then
+	if kmem_is_module; then
 		daxctl reconfigure-device --mode=system-ram --no-online "$1" >&2 || return 1
 	else
 		echo "$1" >/sys/bus/dax/drivers/device_dax/unbind || return 1
@@ -181,7 +183,7 @@ dax_to_kmem() {
 # in, through sysfs, for the node ($2) the device's memory makes up.
 dax_to_devdax() {
 	local m
-	if zcat /proc/config.gz | grep -qx 'CONFIG_DEV_DAX_KMEM=m'; then
+	if kmem_is_module; then
 		daxctl reconfigure-device --mode=devdax --force "$1" >&2 || return 1
 	else
 		for m in /sys/devices/system/node/node"$2"/memory*; do
