@@ -7,7 +7,8 @@
 # (RATE_MBPS '-' keeps the kernel's promotion rate limit). For each run this
 # sets the variant's sysctls, snapshots /proc/vmstat and the CPU time of the
 # kmigrated*/klruscand threads, runs SHARE/bin/tierbench, snapshots again
-# and writes SHARE/out/VARIANT.CASE.REP.txt:
+# and writes SHARE/out/VARIANT.CASE.REP.txt (a warm-up run, REP "warmup",
+# writes SHARE/warmup/VARIANT.CASE.txt instead):
 #   meta kernel=.. variant=.. case=.. rep=.. clk_tck=.. rate_limit_MBps=.. ...
 #   na reason=...                     (instead of running: variant impossible)
 #   delta COUNTER=N ...               (vmstat after - before)
@@ -137,6 +138,11 @@ while read -r variant case rep rate args; do
 	[ -n "$variant" ] || continue
 	n=$((n + 1))
 	f=$out/$variant.$case.$rep.txt
+	# a warm-up run (see bench/run) is kept out of the results
+	if [ "$rep" = warmup ]; then
+		mkdir -p "$share/warmup"
+		f=$share/warmup/$variant.$case.txt
+	fi
 	why=$(impossible "$variant")
 	if [ -n "$why" ]; then
 		printf 'meta kernel=%s variant=%s case=%s rep=%s\nna reason=%s\n' "$kernel" "$variant" "$case" "$rep" "$why" >"$f"
