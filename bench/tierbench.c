@@ -94,6 +94,7 @@
 #include "thp-backed.h"
 #include "tlb-turnover.h"
 #include "zoneinfo.h"
+#include "tiertool.h"
 
 #define HUGE_SZ (2UL << 20)
 
@@ -218,32 +219,13 @@ static void provision(void)
 	unbind();
 }
 
-static long count_on(int node)
-{
-	long i, on = 0;
-
-	if (move_pages(0, L.pages, pages, NULL, status, 0) < 0)
-		fatal("move_pages (query): %s", strerror(errno));
-	for (i = 0; i < L.pages; i++)
-		on += status[i] == node;
-	return on;
-}
-
 /* Move what is not on the slow node there; a few tries for busy pages. */
 static void move_to_slow(void)
 {
-	int *nodes = xcalloc(L.pages, sizeof(*nodes));
-	long i, on = count_on(P.slow_node);
-	int tries;
+	long on = tl_move_to(pages, L.pages, P.slow_node, status, 5);
 
-	for (tries = 0; tries < 5 && on < L.pages; tries++) {
-		for (i = 0; i < L.pages; i++)
-			nodes[i] = P.slow_node;
-		if (move_pages(0, L.pages, pages, nodes, status, MPOL_MF_MOVE) < 0)
-			fatal("move_pages to node %d: %s", P.slow_node, strerror(errno));
-		on = count_on(P.slow_node);
-	}
-	free(nodes);
+	if (on < 0)
+		fatal("move_pages to node %d: %s", P.slow_node, strerror(errno));
 	if (on < L.pages)
 		fatal("only %ld of %ld pages are on node %d after moving them there",
 		      on, L.pages, P.slow_node);
@@ -592,7 +574,7 @@ static void take_sample(struct sampler *sp)
 	t_ms = (now_us() - sp->t0_us) / 1000;
 	atomic_store(&last_sample_us, now_us());
 	atomic_store(&query_started_us, now_us());
-	if (move_pages(0, L.pages, pages, NULL, status, 0) < 0)
+	if (tl_count_on(pages, L.pages, -1, status) < 0)
 		fatal("move_pages (query): %s", strerror(errno));
 	atomic_store(&query_started_us, 0);
 	query_ms = (now_us() - sp->t0_us) / 1000 - t_ms;
@@ -700,7 +682,7 @@ static void report_left(void)
 		close(kf);
 }
 
-int main(int argc, char **argv)
+int tierbench_main(int argc, char **argv)
 {
 	char err[256];
 	long t, i, setup_us, elapsed_us, hot;

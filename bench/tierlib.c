@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tierbench's logic that needs no kernel: see tierlib.h.
+ * tiertool's library: see tierlib.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <numaif.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,4 +370,54 @@ double tb_precision(long hot_top, long cold_top)
 	if (hot_top + cold_top <= 0)
 		return -1;
 	return (double)hot_top / (double)(hot_top + cold_top);
+}
+
+void tl_addrs(void **pages, void *base, long n, long stride)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		pages[i] = (char *)base + i * stride;
+}
+
+long tl_count_on(void **pages, long n, int node, int *status)
+{
+	long i, on = 0;
+
+	if (move_pages(0, n, pages, NULL, status, 0) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		on += status[i] == node;
+	return on;
+}
+
+long tl_move_to(void **pages, long n, int node, int *status, int tries)
+{
+	int *nodes = malloc(n * sizeof(*nodes));
+	long i, on = 0;
+
+	if (!nodes)
+		return -1;
+	for (i = 0; i < n; i++)
+		nodes[i] = node;
+	while (tries-- > 0 && on < n) {
+		if (move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE) < 0) {
+			on = -1;
+			break;
+		}
+		on = tl_count_on(pages, n, node, status);
+		if (on < 0)
+			break;
+	}
+	free(nodes);
+	return on;
+}
+
+long tl_count_off(const int *status, long n, int slow)
+{
+	long i, off = 0;
+
+	for (i = 0; i < n; i++)
+		off += status[i] >= 0 && status[i] != slow;
+	return off;
 }

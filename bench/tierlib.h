@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The parts of tierbench that do not touch the kernel: parameters, the
- * PRNG, the hot set, the access sequences and the placement arithmetic.
- * tierbench.c drives them; test-tierbench.c checks them on the host.
+ * The library of tiertool (tests/guest/tiertool.c), the guest's helpers
+ * and the benchmark's workload: tierbench's parameters, the PRNG, the hot
+ * set, the access sequences and the placement arithmetic, which need no
+ * kernel (test-tierbench.c checks them on the host), and the one way the
+ * applets ask the kernel where pages are and move them (tl_*).
  */
 #ifndef TIERLIB_H
 #define TIERLIB_H
@@ -126,6 +128,25 @@ struct tb_sample {
 long tb_time_to(const struct tb_sample *s, long n, long hot, int pct);
 /* Share of the promoted pages that are hot; -1 if nothing was promoted. */
 double tb_precision(long hot_top, long cold_top);
+
+/* Page placement through move_pages(2), for every applet. */
+
+/* @pages[i] = @base + i * @stride, for i < @n. */
+void tl_addrs(void **pages, void *base, long n, long stride);
+/*
+ * Ask where the @n pages at @pages are: @status[i] is the node of page i,
+ * or a negative errno (-ENOENT: not present, e.g. swapped out). Returns how
+ * many are on @node (-1 counts none), or -1 with errno if the query failed.
+ */
+long tl_count_on(void **pages, long n, int node, int *status);
+/*
+ * Move the @n pages to @node, up to @tries times while some are elsewhere
+ * (a page can be busy for a moment). Returns how many are on @node
+ * afterwards (@status as tl_count_on() leaves it), or -1 with errno.
+ */
+long tl_move_to(void **pages, long n, int node, int *status, int tries);
+/* Of @n pages as tl_count_on() reported them, those present and not on @slow. */
+long tl_count_off(const int *status, long n, int slow);
 
 
 #endif

@@ -109,6 +109,20 @@ log_progress() {
 		"$(tail -n 1 "$1" | sed 's/^ *//')"
 }
 
+# The sources of tiertool, the guest's one C program (its applets and
+# library), and build_tiertool DIR LOG: compile it into DIR/tiertool and
+# link each applet's name there to it (tests/guest/tiertool.c).
+tiertool_sources() { printf '%s\n' "$TOP"/tests/guest/*.c "$TOP"/tests/guest/*.h "$TOP/bench/tierbench.c" "$TOP/bench/tierlib.c" "$TOP/bench/tierlib.h"; }
+build_tiertool() {
+	local dir=$1 log=$2 a
+	quiet "$log" "building tiertool" \
+		gcc -O2 -Wall -Werror -I "$TOP/tests/guest" -I "$TOP/bench" -o "$dir/tiertool" \
+		"$TOP"/tests/guest/*.c "$TOP/bench/tierbench.c" "$TOP/bench/tierlib.c" -lnuma -lpthread -lm
+	for a in $("$dir/tiertool" --list); do
+		ln -sfn tiertool "$dir/$a"
+	done
+}
+
 # Content hash of files and strings, used to decide whether cached work is
 # still valid. Arguments that are existing files are hashed by content only,
 # so the same file reached by another path gives the same hash.

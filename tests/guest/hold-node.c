@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "zoneinfo.h"
+#include "tiertool.h"
 
 #define STEP (1L << 20)
 #define MAX_STEPS 4096
@@ -79,7 +80,7 @@ static long node_high_kib(int node)
 	return pages * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-int main(int argc, char **argv)
+int hold_node_main(int argc, char **argv)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	static void *steps[MAX_STEPS];

@@ -11,26 +11,25 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "tierlib.h"
+#include "tiertool.h"
 
 static int count_on(void **pages, int *status, unsigned long n, int node)
 {
-	unsigned long i;
-	int on = 0;
+	long on = tl_count_on(pages, n, node, status);
 
-	if (move_pages(0, n, pages, NULL, status, 0) < 0) {
+	if (on < 0) {
 		perror("move_pages (query)");
 		exit(2);
 	}
-	for (i = 0; i < n; i++)
-		on += status[i] == node;
 	return on;
 }
 
-int main(int argc, char **argv)
+int place_pages_main(int argc, char **argv)
 {
 	unsigned long n, i;
 	long psz = sysconf(_SC_PAGESIZE);
-	int from, to, *nodes, *status, on, moved;
+	int from, to, *status, on, moved;
 	void **pages;
 	char *buf;
 
@@ -44,24 +43,21 @@ int main(int argc, char **argv)
 	buf = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	pages = calloc(n, sizeof(*pages));
-	nodes = calloc(n, sizeof(*nodes));
 	status = calloc(n, sizeof(*status));
-	if (buf == MAP_FAILED || !pages || !nodes || !status) {
+	if (buf == MAP_FAILED || !pages || !status) {
 		perror("allocation");
 		return 2;
 	}
 	memset(buf, 0x5a, n * psz);
-	for (i = 0; i < n; i++) {
-		pages[i] = buf + i * psz;
-		nodes[i] = to;
-	}
+	tl_addrs(pages, buf, n, psz);
 	on = count_on(pages, status, n, from);
 	printf("on %d %d/%lu\n", from, on, n);
-	if (move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE) < 0) {
+	/* one try: each page must move the first time */
+	moved = tl_move_to(pages, n, to, status, 1);
+	if (moved < 0) {
 		perror("move_pages (move)");
 		return 2;
 	}
-	moved = count_on(pages, status, n, to);
 	printf("moved %d/%lu to node %d\n", moved, n, to);
 	for (i = 0; i < n * psz; i++)
 		if (buf[i] != 0x5a) {

@@ -98,6 +98,8 @@
 #include "ibs-inject.h"
 #include "thp-backed.h"
 #include "tlb-turnover.h"
+#include "tierlib.h"
+#include "tiertool.h"
 
 #define HUGE_SZ (2UL << 20)
 
@@ -164,49 +166,37 @@ static char *map_region(const char *mode, size_t bytes, const char *path)
 /* Pages of [p, p + n pages) on @node, as the kernel reports them. */
 static long count_on(char *p, long n, int node, void **pages, int *status)
 {
-	long i, on = 0;
+	long on;
 
-	for (i = 0; i < n; i++)
-		pages[i] = p + i * psz;
-	if (move_pages(0, n, pages, NULL, status, 0) < 0)
+	tl_addrs(pages, p, n, psz);
+	on = tl_count_on(pages, n, node, status);
+	if (on < 0)
 		die("move_pages (query)");
-	for (i = 0; i < n; i++)
-		on += status[i] == node;
 	return on;
 }
 
 /*
  * Move every page of [p, p + n pages) to @node; return how many are there
  * afterwards. A page can be briefly busy (a huge page being moved as a
- * whole reports on its subpages differently): ask again, a few times.
+ * whole reports on its subpages differently): tl_move_to() asks again, a
+ * few times.
  */
-static long move_to(char *p, long n, int node, void **pages, int *nodes,
-		    int *status)
+static long move_to(char *p, long n, int node, void **pages, int *status)
 {
-	long i, on = 0;
-	int tries;
+	long on;
 
-	for (tries = 0; tries < 5 && on < n; tries++) {
-		for (i = 0; i < n; i++) {
-			pages[i] = p + i * psz;
-			nodes[i] = node;
-		}
-		if (move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE) < 0)
-			die("move_pages (move)");
-		on = count_on(p, n, node, pages, status);
-	}
+	tl_addrs(pages, p, n, psz);
+	on = tl_move_to(pages, n, node, status, 5);
+	if (on < 0)
+		die("move_pages (move)");
 	return on;
 }
 
 /* Pages of [p, p + n pages) not on @slow (i.e. promoted to a top tier). */
 static long count_top(char *p, long n, int slow, void **pages, int *status)
 {
-	long i, top = 0;
-
 	count_on(p, n, slow, pages, status);
-	for (i = 0; i < n; i++)
-		top += status[i] >= 0 && status[i] != slow;
-	return top;
+	return tl_count_off(status, n, slow);
 }
 
 static int cmp_long(const void *a, const void *b)
@@ -285,9 +275,9 @@ static char *cold_map(const char *mode, long cold, const char *path)
 
 /* Move the cold set to @slow; with -p, print how many frames were reused. */
 static void cold_place(char *c, long cold, int slow, const char *pfn_file,
-		       void **pages, int *nodes, int *status)
+		       void **pages, int *status)
 {
-	if (move_to(c, cold, slow, pages, nodes, status) != cold) {
+	if (move_to(c, cold, slow, pages, status) != cold) {
 		fprintf(stderr, "promote-watch: cold pages did not all move to node %d\n", slow);
 		exit(2);
 	}
@@ -334,7 +324,7 @@ static unsigned long swap_round_trip(char *c, long cold, int slow,
 	return sum;
 }
 
-int main(int argc, char **argv)
+int promote_watch_main(int argc, char **argv)
 {
 	const char *mode = "anon", *path = "/root/promote-watch.data", *pfn_file = NULL;
 	const char *inject = NULL;
@@ -347,7 +337,7 @@ int main(int argc, char **argv)
 	struct tlb_turnover tt = { 0 };
 	int slow = 2, cpu = 0, wait_all = 0, reads_only = -1, opt, corrupt = 0;
 	unsigned long sum = 0, csum = 0;
-	int *nodes, *status;
+	int *status;
 	void **pages;
 	char *h, *c;
 	cpu_set_t set;
@@ -460,9 +450,8 @@ int main(int argc, char **argv)
 
 	n = hot > cold ? hot : cold;
 	pages = calloc(n, sizeof(*pages));
-	nodes = calloc(n, sizeof(*nodes));
 	status = calloc(n, sizeof(*status));
-	if (!pages || !nodes || !status)
+	if (!pages || !status)
 		die("calloc");
 	/* Hot and cold sets in separate mappings: one file each for -m file. */
 	h = map_region(mode, hot * psz, path);
@@ -473,7 +462,7 @@ int main(int argc, char **argv)
 	    (msync(h, hot * psz, MS_SYNC) || (c && msync(c, cold * psz, MS_SYNC))))
 		die("msync");
 
-	moved = move_to(h, hot, slow, pages, nodes, status);
+	moved = move_to(h, hot, slow, pages, status);
 	if (moved != hot) {
 		fprintf(stderr, "promote-watch: only %ld/%ld hot pages moved to node %d\n",
 			moved, hot, slow);
@@ -484,7 +473,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (c)
-		cold_place(c, cold, slow, pfn_file, pages, nodes, status);
+		cold_place(c, cold, slow, pfn_file, pages, status);
 	if (bound) {
 		unsigned long mask = 1UL << slow;
 
@@ -565,7 +554,7 @@ int main(int argc, char **argv)
 			if (once_start < 0 && hot_top * 100 >= free_hot * 95 && late) {
 				/* -l: the cold set comes now, unarmed */
 				c = cold_map(mode, cold, path);
-				cold_place(c, cold, slow, pfn_file, pages, nodes, status);
+				cold_place(c, cold, slow, pfn_file, pages, status);
 				if (swapped)
 					csum += swap_round_trip(c, cold, slow, pages, status);
 				pte0 = vmstat("numa_pte_updates");

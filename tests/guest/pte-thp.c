@@ -39,6 +39,8 @@
 
 #include "helpers.h"
 #include "tlb-turnover.h"
+#include "tierlib.h"
+#include "tiertool.h"
 
 #define HUGE_SZ (2UL << 20)
 #define KPF_THP 22
@@ -50,7 +52,7 @@ static int node_of(void *p)
 {
 	int status = -1;
 
-	if (move_pages(0, 1, &p, NULL, &status, 0) < 0)
+	if (tl_count_on(&p, 1, -1, &status) < 0)
 		die("move_pages (query)");
 	return status;
 }
@@ -73,7 +75,7 @@ static int large(void *p)
 	return (flags >> KPF_THP) & 1;
 }
 
-int main(int argc, char **argv)
+int pte_thp_main(int argc, char **argv)
 {
 	long timeout = 60000, flush_ms = 10, t0, scanned, rec0, i;
 	struct tlb_turnover tt = { 0 };

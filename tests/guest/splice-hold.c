@@ -34,33 +34,29 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "tierlib.h"
+#include "tiertool.h"
 
 /* Pages of @p not on @slow; with @to, move them all there first. */
 static long place(char *p, long n, long psz, int slow, int to)
 {
 	void **pages = calloc(n, sizeof(*pages));
-	int *nodes = calloc(n, sizeof(*nodes)), *status = calloc(n, sizeof(*status));
-	long i, top = 0;
+	int *status = calloc(n, sizeof(*status));
+	long top;
 
-	if (!pages || !nodes || !status)
+	if (!pages || !status)
 		die("calloc");
-	for (i = 0; i < n; i++) {
-		pages[i] = p + i * psz;
-		nodes[i] = slow;
-	}
-	if (move_pages(0, n, pages, to ? nodes : NULL, status, to ? MPOL_MF_MOVE : 0) < 0)
+	tl_addrs(pages, p, n, psz);
+	if ((to ? tl_move_to(pages, n, slow, status, 1) :
+		  tl_count_on(pages, n, slow, status)) < 0)
 		die("move_pages");
-	if (to && move_pages(0, n, pages, NULL, status, 0) < 0)
-		die("move_pages (query)");
-	for (i = 0; i < n; i++)
-		top += status[i] >= 0 && status[i] != slow;
+	top = tl_count_off(status, n, slow);
 	free(pages);
-	free(nodes);
 	free(status);
 	return top;
 }
 
-int main(int argc, char **argv)
+int splice_hold_main(int argc, char **argv)
 {
 	long n = 256, access_ms = 4000, timeout = 30000, psz, i, t0, fail0, top;
 	int slow = 2, cpu = 0, opt, fds[2];

@@ -46,6 +46,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "tierlib.h"
+#include "tiertool.h"
 
 /* <linux/mempolicy.h>; numaif.h does not have it */
 #ifndef MPOL_F_RELATIVE_NODES
@@ -315,11 +317,10 @@ static int relbind(int node)
 	fflush(stdout);
 	if (strcmp(before, after))
 		return 1;
-	for (i = 0; i < RELBIND_PAGES; i++) {
-		pages[i] = p + i * psz;
+	for (i = 0; i < RELBIND_PAGES; i++)
 		p[i * psz] = 1;
-	}
-	if (move_pages(0, RELBIND_PAGES, pages, NULL, status, 0)) {
+	tl_addrs(pages, p, RELBIND_PAGES, psz);
+	if (tl_count_on(pages, RELBIND_PAGES, -1, status) < 0) {
 		perror("move_pages");
 		return 2;
 	}
@@ -332,7 +333,7 @@ static int relbind(int node)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int spm_probe_main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "policy"))
 		return probe_policy(atoi(argv[2]));
