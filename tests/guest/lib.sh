@@ -178,15 +178,27 @@ dax_to_kmem() {
 	[ -e "/sys/bus/dax/drivers/kmem/$1" ]
 }
 
+# The memory blocks (/sys/devices/system/memory/memoryN) that dax device
+# $1's range covers whole (kmem adds no partial block), one per line.
+dax_blocks() {
+	local start size bs i
+	start=$(cat "/sys/bus/dax/devices/$1/resource") || return 1
+	size=$(cat "/sys/bus/dax/devices/$1/size") || return 1
+	bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
+	for ((i = (start + bs - 1) / bs; i < (start + size) / bs; i++)); do
+		[ ! -d "/sys/devices/system/memory/memory$i" ] || echo "/sys/devices/system/memory/memory$i"
+	done
+}
+
 # Give dax device $1, bound to kmem, back to device-dax: its memory offlined
 # and removed first. With kmem a module, the way users do (daxctl); built
-# in, through sysfs, for the node ($2) the device's memory makes up.
+# in, through sysfs, offlining the blocks of its range.
 dax_to_devdax() {
 	local m
 	if kmem_is_module; then
 		daxctl reconfigure-device --mode=devdax --force "$1" >&2 || return 1
 	else
-		for m in /sys/devices/system/node/node"$2"/memory*; do
+		for m in $(dax_blocks "$1"); do
 			[ "$(cat "$m/state")" = offline ] || echo offline >"$m/state" || return 1
 		done
 		echo "$1" >/sys/bus/dax/drivers/kmem/unbind || return 1

@@ -454,7 +454,7 @@ case_freed_entries_leave_no_data() {
 	[ "$s1" -ge 4096 ] || fail "only $s1 pages were stored on node 3"
 	# shellcheck disable=SC2064 # the device is known now
 	trap "dax_to_kmem $dax && online_node_movable 3" EXIT
-	dax_to_devdax "$dax" 3 || fail "cannot give $dax back to device-dax"
+	dax_to_devdax "$dax" || fail "cannot give $dax back to device-dax"
 	mib=$(($(cat "$DAXS/$dax/size") >> 20))
 	out=$(/guest/bin/spm-probe leftover "/dev/$dax" "$mib" 2>&1) || fail "spm-probe leftover failed: $out"
 	echo "/dev/$dax, $mib MiB: $out"
