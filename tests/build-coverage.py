@@ -2,13 +2,15 @@
 """What `make check-build` compiled, against what the stack touches.
 
     tests/build-coverage.py --src SRC --base TAG RECORD_DIR
+    tests/build-coverage.py --deps BUILD <OBJECTS >DEPS
 
 SRC is the kernel tree with the stack applied, TAG the unpatched commit.
 RECORD_DIR holds one directory per compile-only configuration, each with:
   config   the configuration's .config
   objects  the objects compiled in it, one per line (paths in the tree)
-  build    the path of its Kbuild output directory (for the .o.cmd files,
-           which list every header an object included)
+  deps     the files its objects were compiled from (headers included),
+           as `build-coverage.py --deps BUILD` wrote them from the .o.cmd
+           files of the objects that configuration built
 
 Prints which configurations compiled each .c and .h file the stack
 touches, and, for every CONFIG_ symbol that the stack tests in an added
@@ -79,23 +81,21 @@ def object_deps(build, obj):
     return deps
 
 
-_all_deps = {}
-
-
-def all_deps(build):
-    """Every file any object of a build directory was compiled from."""
-    if build not in _all_deps:
-        deps = set()
-        for dirpath, _, files in os.walk(build):
-            for f in files:
-                if f.startswith(".") and f.endswith(".o.cmd"):
-                    obj = os.path.relpath(os.path.join(dirpath, f[1:-4]), build)
-                    deps |= object_deps(build, obj)
-        _all_deps[build] = deps
-    return _all_deps[build]
+def write_deps(build):
+    """Print the source files (absolute) of the objects named on stdin: a
+    build directory holds the .o.cmd files of earlier configurations' objects
+    too, so only those this configuration built count."""
+    deps = set()
+    for obj in sys.stdin.read().split():
+        for dep in object_deps(build, obj):
+            deps.add(os.path.realpath(dep if os.path.isabs(dep) else os.path.join(build, dep)))
+    print("\n".join(sorted(deps)))
+    return 0
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--deps":
+        return write_deps(sys.argv[2])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--src", required=True)
     ap.add_argument("--base", required=True)
@@ -108,12 +108,10 @@ def main():
         d = os.path.join(a.record, name)
         if not os.path.isfile(os.path.join(d, "objects")):
             continue
-        build = open(os.path.join(d, "build")).read().strip()
         objs = [o for o in open(os.path.join(d, "objects")).read().split() if o]
         compiled = set(o[:-2] + ".c" for o in objs)
-        # a header counts when any object of the build included it
-        for dep in all_deps(build):
-            p = os.path.realpath(dep if os.path.isabs(dep) else os.path.join(build, dep))
+        # a header counts when an object of the configuration included it
+        for p in open(os.path.join(d, "deps")).read().split():
             if p.startswith(src + "/") and p.endswith(".h"):
                 compiled.add(p[len(src) + 1:])
         configs[name] = (read_config(os.path.join(d, "config")), compiled)

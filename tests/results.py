@@ -14,7 +14,7 @@ One config's results (written by tests/verdict.py --json, or by
    "known_failures": {test: why}, "flaky": {test: why}}
 
 time_s is null where nothing measured it. make check merges these, with
-its host-only stages (harness, bench, patches) in the same stage form, into
+its host-only stages (harness, bench, patches, build) in the same stage form, into
 
   {"format": "stack-results", "version": 1, "commit": ..., "result": ...,
    "host": [stage...], "configs": [config...], "summary": {...}}
