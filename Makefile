@@ -7,14 +7,14 @@
 #   CMD='...'     with `make boot`: run this in the guest, then power off
 #   SHARE=dir     with `make boot`: host dir visible as /share in the guest
 #   WORK=dir      kernel tree, build dirs, rootfs, logs (default: ./work)
-#   JOBS=n        parallel build jobs (default: number of CPUs)
+#   JOBS=n        parallel build jobs (default: number of CPUs + 1)
 #   TIMEOUT=s     wall-clock limit of a non-interactive boot (default 600)
 #   V=1           show the full commands and their output
 #   QUICK=1       with `make bench`: the short run `make run` shows
 #   ONLY='g ...'  with `make test`: run only these test groups
 
 WORK ?= $(CURDIR)/work
-JOBS ?= $(shell nproc)
+JOBS ?= $(shell echo $$(($$(nproc) + 1)))
 export WORK JOBS V TIMEOUT
 
 CONFIG ?= $(shell boot/matrix default)

@@ -6,13 +6,14 @@
 #   TOP     the clone (default: the directory above this file)
 #   WORK    where the kernel tree, build directories, rootfs and boot logs
 #           live (default: $TOP/work, ignored by git)
-#   JOBS    parallel make jobs (default: number of CPUs)
+#   JOBS    parallel make jobs (default: CPUs + 1, so that both stay busy
+#           while a job waits on make or the disk)
 
 set -euo pipefail
 
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 WORK=${WORK:-$TOP/work}
-JOBS=${JOBS:-$(nproc)}
+JOBS=${JOBS:-$(($(nproc) + 1))}
 # shellcheck disable=SC2034 # used by the scripts that source this file
 SRC=$WORK/src
 # tests/bisect builds another tree (STACK_BUILD_SRC) into other build
