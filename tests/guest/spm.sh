@@ -354,6 +354,67 @@ case_zswap_follows_owner_cpuset() {
 	[ "$s1" -le "$s0" ] || fail "$((s1 - s0)) pages of a cgroup whose cpuset excludes node 3 were stored there"
 }
 
+# zswap keeps its entries on per-node lists, and the shrinker that reclaim
+# runs for a node writes back the entries on that node's list. An entry
+# kept on the compressed-RAM node takes its memory there, not on the
+# SysRAM node its zswap_entry was allocated on, so it belongs on node 3's
+# list: written back because node 0 is short, it would free nothing there.
+# The shrinker's count per memcg and node (debugfs, SHRINKER_DEBUG, in the
+# spm config only) shows
+# where the entries of spm-probe's cgroup are; zswap counts nothing while
+# its shrinker is off, so it is on for the read.
+lru_count_now() {
+	local ino counts
+	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	ino=$(stat -c %i "$CG/spm-zswap")
+	echo Y >/sys/module/zswap/parameters/shrinker_enabled
+	counts=$(cat /sys/kernel/debug/shrinker/mm-zswap-*/count)
+	echo "$shrinker_was" >/sys/module/zswap/parameters/shrinker_enabled
+	line=$(awk -v ino="$ino" '$1 == ino' <<<"$counts")
+	echo "zswap: $((s1 - s0)) pages stored on node 3; the cgroup's shrinker count (inode, nodes 0 to 3): ${line:-none}"
+}
+
+case_spm_entries_on_node3_list() {
+	local s0 s1 line shrinker_was c3
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	has_config SHRINKER_DEBUG || skip "no shrinker counts in debugfs here (CONFIG_SHRINKER_DEBUG): the spm config has them"
+	compgen -G '/sys/kernel/debug/shrinker/mm-zswap-*/count' >/dev/null ||
+		fail "no zswap shrinker in debugfs/shrinker although CONFIG_SHRINKER_DEBUG is on"
+	shrinker_was=$(cat /sys/module/zswap/parameters/shrinker_enabled)
+	s0=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	zswap_fill 64 lru_count_now
+	[ $((s1 - s0)) -ge 4096 ] || fail "only $((s1 - s0)) pages were stored on node 3"
+	read -r _ _ _ _ c3 <<<"$line"
+	[ "${c3:-0}" -ge $(((s1 - s0) / 2)) ] ||
+		fail "node 3's list holds ${c3:-0} entries; $((s1 - s0)) pages were stored on node 3"
+}
+
+# memory.zswap.max counts the pages a cgroup keeps on the compressed-RAM
+# node, a page each: a store over the limit first writes back the
+# cgroup's entries, those on node 3's list too (which may hold no normal
+# memory: the walk must not skip it). spm-probe writes 64 MiB in a 32 MiB
+# cgroup whose zswap may hold 8 MiB; entries of node 3 must be written
+# back (memory.stat's zswpwb, and node 3's count of them falling).
+zswap_max_8m() { limit_32m "$1"; echo 8M >"$1/memory.zswap.max"; }
+writeback_now() {
+	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	wb=$(awk '$1 == "zswpwb" { print $2 }' "$CG/spm-zswap/memory.stat")
+	st1=$(awk '$1 == "zswpout" { print $2 }' /proc/vmstat)
+	echo "memory.zswap.max 8M: memory.zswap.current $(cat "$CG/spm-zswap/memory.zswap.current")," \
+		"zswpwb ${wb:-none}, $((s1 - s0)) pages on node 3, $((st1 - st0)) zswap stores"
+}
+
+case_zswap_max_writes_back_spm_entries() {
+	local s0 s1 wb st0 st1
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	s0=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	st0=$(awk '$1 == "zswpout" { print $2 }' /proc/vmstat)
+	zswap_fill 64 writeback_now zswap_max_8m
+	[ $((st1 - st0)) -ge 2048 ] || fail "zswap stored only $((st1 - st0)) pages: the limit was never reached"
+	[ "${wb:-0}" -gt 0 ] || fail "no entry of the cgroup was written back to make room under memory.zswap.max"
+	[ $((s1 - s0)) -le 2048 ] || fail "$((s1 - s0)) pages stay on node 3 for a cgroup whose zswap may hold 2048"
+}
+
 # Sum of the high watermarks of node $1's zones, in kB.
 node_high_kb() {
 	awk -v node="$1" '/^Node / { z = ($2 == node ",") } z && $1 == "high" { s += $2 } END { print s * 4 }' /proc/zoneinfo
