@@ -138,6 +138,13 @@ hash_of() {
 	done | sha256sum | cut -c1-16
 }
 
+# tree_state TREE: what a build of TREE reads besides its .config, for a
+# hash_of key: the commit and any uncommitted change.
+tree_state() {
+	git -C "$1" rev-parse HEAD
+	git -C "$1" diff HEAD
+}
+
 pkg_version() {
 	dpkg-query -W -f='${Version}' "$PKG_NAME" 2>/dev/null ||
 		die "$PKG_NAME is not installed; run: make deps"

@@ -391,10 +391,11 @@ case_spm_entries_on_node3_list() {
 
 # memory.zswap.max counts the pages a cgroup keeps on the compressed-RAM
 # node, a page each: a store over the limit first writes back the
-# cgroup's entries, those on node 3's list too (which may hold no normal
-# memory: the walk must not skip it). spm-probe writes 64 MiB in a 32 MiB
-# cgroup whose zswap may hold 8 MiB; entries of node 3 must be written
-# back (memory.stat's zswpwb, and node 3's count of them falling).
+# cgroup's entries, those on node 3's list too (a node onlined movable has
+# no normal memory, and the walk must not skip it; here node 3 has some).
+# spm-probe writes 64 MiB in a 32 MiB cgroup whose zswap may hold 8 MiB:
+# with node 3 allowed, all its entries are there, so the writeback that
+# makes room (memory.stat's zswpwb) is of node 3's entries.
 zswap_max_8m() { limit_32m "$1"; echo 8M >"$1/memory.zswap.max"; }
 writeback_now() {
 	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
