@@ -5,15 +5,25 @@
  *   spm-probe policy NODE   try set_mempolicy(MPOL_BIND) and mbind(MPOL_BIND)
  *                           naming only NODE; prints "set_mempolicy: ok" or
  *                           "set_mempolicy: EINVAL" (same for mbind)
- *   spm-probe fill MIB [hold]
+ *   spm-probe fill MIB [hold|poison]
  *                           write MIB of anonymous memory, one distinct
  *                           pattern per page, then read every page back;
- *                           prints "pages N bad B" and exits 1 if B > 0.
+ *                           prints "pages N bad B sigbus S" and exits 1 if
+ *                           B > 0.
  *                           In a memcg below MIB this goes through swap or
  *                           zswap and back. With "hold", it prints
  *                           "written N pages" after writing and waits for a
  *                           line on stdin before reading back, so the caller
- *                           can look at where the pages went.
+ *                           can look at where the pages went. With
+ *                           "poison", the same, then the read back prints
+ *                           "read pages N bad B sigbus S" (S: pages whose
+ *                           read raised SIGBUS, not counted as bad), waits
+ *                           for a second line and reads everything again
+ *                           ("reread ..."); exits 1 if either B > 0.
+ *   spm-probe kpages PFN NR count the pages PFN..PFN+NR-1 with one reference
+ *                           and no page flag (/proc/kpagecount and
+ *                           kpageflags): "used U first P poisoned H", P the
+ *                           first such pfn or -1, H those marked poisoned
  *   spm-probe leftover DEV MIB
  *                           map the first MIB of device-dax DEV and count its
  *                           pages that still hold what fill wrote; prints
@@ -39,6 +49,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <numaif.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,10 +224,56 @@ static int leftover(const char *dev, long mib)
 	return 0;
 }
 
-static int fill(long mib, int hold)
+static sigjmp_buf bus_env;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_env, 1);
+}
+
+/*
+ * Read back the @npages pages at @p that fill wrote: print "@what pages N
+ * bad B sigbus S" and return B. A page whose read raises SIGBUS (its
+ * swap-in failed) counts in S, not B.
+ */
+static size_t check_pages(const char *what, uint64_t *p, size_t npages,
+			  size_t words)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus };
+	volatile size_t bad = 0, sigbus = 0;
+	size_t i, w;
+
+	sigaction(SIGBUS, &sa, NULL);
+	for (i = 0; i < npages; i++) {
+		if (sigsetjmp(bus_env, 1)) {
+			sigbus++;
+			continue;
+		}
+		for (w = 0; w < words; w++)
+			if (p[i * words + w] != pattern(i, w)) {
+				bad++;
+				break;
+			}
+	}
+	signal(SIGBUS, SIG_DFL);
+	printf("%spages %zu bad %zu sigbus %zu\n", what, npages, bad, sigbus);
+	fflush(stdout);
+	return bad;
+}
+
+static int wait_line(void)
+{
+	char line[16];
+
+	return fgets(line, sizeof(line), stdin) ? 0 : -1;
+}
+
+static int fill(long mib, const char *mode)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	size_t words = psz / sizeof(uint64_t), npages, i, w, bad = 0;
+	size_t words = psz / sizeof(uint64_t), npages, i, w, bad;
+	int poison = mode && !strcmp(mode, "poison");
 	uint64_t *p;
 
 	if (mib <= 0) {
@@ -232,22 +290,62 @@ static int fill(long mib, int hold)
 	for (i = 0; i < npages; i++)
 		for (w = 0; w < words; w++)
 			p[i * words + w] = pattern(i, w);
-	if (hold) {
-		char line[16];
-
+	if (mode) {
 		printf("written %zu pages\n", npages);
 		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
+		if (wait_line())
 			return 2;
 	}
-	for (i = 0; i < npages; i++)
-		for (w = 0; w < words; w++)
-			if (p[i * words + w] != pattern(i, w)) {
-				bad++;
-				break;
-			}
-	printf("pages %zu bad %zu\n", npages, bad);
+	bad = check_pages(poison ? "read " : "", p, npages, words);
+	if (poison) {
+		if (wait_line())
+			return 2;
+		bad += check_pages("reread ", p, npages, words);
+	}
 	return bad ? 1 : 0;
+}
+
+/* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
+#define KPF_HWPOISON	19
+
+/*
+ * Pages @first .. @first + @nr - 1 by /proc/kpagecount and /proc/kpageflags:
+ * "used U first P poisoned H", U the pages with one reference and no flag
+ * (what zswap allocates on a compressed-RAM node), P the first of them (-1
+ * if none), H the pages marked poisoned.
+ */
+static int kpages(unsigned long first, unsigned long nr)
+{
+	unsigned long pfn, used = 0, poisoned = 0;
+	uint64_t count, flags;
+	long found = -1;
+	FILE *fc, *ff;
+
+	fc = fopen("/proc/kpagecount", "r");
+	ff = fopen("/proc/kpageflags", "r");
+	if (!fc || !ff) {
+		perror("/proc/kpagecount or /proc/kpageflags");
+		return 2;
+	}
+	if (fseek(fc, first * 8, SEEK_SET) || fseek(ff, first * 8, SEEK_SET)) {
+		perror("fseek");
+		return 2;
+	}
+	for (pfn = first; pfn < first + nr; pfn++) {
+		if (fread(&count, 8, 1, fc) != 1 || fread(&flags, 8, 1, ff) != 1) {
+			fprintf(stderr, "spm-probe: cannot read pfn %#lx\n", pfn);
+			return 2;
+		}
+		if (flags & (1ULL << KPF_HWPOISON))
+			poisoned++;
+		if (count == 1 && !flags) {
+			if (found < 0)
+				found = pfn;
+			used++;
+		}
+	}
+	printf("used %lu first %ld poisoned %lu\n", used, found, poisoned);
+	return 0;
 }
 
 #define RELBIND_PAGES	64
@@ -345,9 +443,12 @@ int spm_probe_main(int argc, char **argv)
 		return leftover(argv[2], atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "relbind"))
 		return relbind(atoi(argv[2]));
-	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "hold"))) &&
+	if (argc == 4 && !strcmp(argv[1], "kpages"))
+		return kpages(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if ((argc == 3 || (argc == 4 && (!strcmp(argv[3], "hold") ||
+					 !strcmp(argv[3], "poison")))) &&
 	    !strcmp(argv[1], "fill"))
-		return fill(atol(argv[2]), argc == 4);
-	fprintf(stderr, "usage: spm-probe policy NODE | fill MIB [hold] | leftover DEV MIB | map MIB | homenode NODE | relbind NODE\n");
+		return fill(atol(argv[2]), argc == 4 ? argv[3] : NULL);
+	fprintf(stderr, "usage: spm-probe policy NODE | fill MIB [hold|poison] | leftover DEV MIB | map MIB | homenode NODE | relbind NODE | kpages PFN NR\n");
 	return 2;
 }

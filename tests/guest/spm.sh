@@ -528,4 +528,70 @@ case_freed_entries_leave_no_data() {
 		fail "pages of the device still hold what was swapped out: $out"
 }
 
+# The compressed-RAM device's memory can go bad like any memory. A page
+# of it that memory-failure handling has marked poisoned (here through
+# /sys/devices/system/memory/hard_offline_page, as after a machine check)
+# is never read: swapping in what zswap kept there fails with SIGBUS, and
+# every other page comes back intact. It fails again on a second read,
+# after the failed swap-cache page has been reclaimed: the entry must stay
+# in zswap, or the swap-in would read the swap slot, which holds whatever
+# the disk had. spm-probe writes 64 MiB in a 32 MiB memcg; all the
+# single-reference, flagless pages of node 3 are zswap's, one is poisoned.
+# Last in the group: the page stays poisoned, out of use.
+poison_one_now() {
+	local m idx bpages out u p used=0
+	bpages=$(($(printf '%d' "0x$(cat /sys/devices/system/memory/block_size_bytes)") / 4096))
+	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	for m in /sys/devices/system/node/node3/memory*; do
+		[ "$(cat "$m/state")" = online ] || continue
+		idx=${m##*memory}
+		out=$(/guest/bin/spm-probe kpages $((idx * bpages)) "$bpages") || fail "spm-probe kpages: $out"
+		read -r _ u _ p _ <<<"$out"
+		used=$((used + u))
+		[ "$pfn" -ge 0 ] || pfn=$p
+	done
+	echo "zswap: $s1 pages on node 3; node 3 has $used pages in use, the first at pfn $pfn"
+	[ "$pfn" -ge 0 ] || return 0
+	echo $((pfn * 4096)) >/sys/devices/system/memory/hard_offline_page 2>/dev/null ||
+		echo "hard_offline_page: refused (a page the kernel holds cannot be isolated); marked all the same?"
+	out=$(/guest/bin/spm-probe kpages "$pfn" 1)
+	read -r _ _ _ _ _ poisoned <<<"$out"
+	echo "pfn $pfn: $out"
+}
+
+case_poisoned_spm_page_not_read() {
+	local cg=$CG/spm-zswap s1 pfn=-1 poisoned=0 out read1 read2 pid rc=0
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	has_config MEMORY_FAILURE || skip "no memory-failure handling to mark a page poisoned (CONFIG_MEMORY_FAILURE): the spm config has it"
+	echo Y >/sys/module/zswap/parameters/enabled
+	echo +memory >"$CG/cgroup.subtree_control"
+	mkdir -p "$cg"
+	limit_32m "$cg"
+	rm -f /tmp/spm-in /tmp/spm-out
+	mkfifo /tmp/spm-in /tmp/spm-out
+	(echo 0 >"$cg/cgroup.procs" && exec /guest/bin/spm-probe fill 64 poison </tmp/spm-in >/tmp/spm-out) &
+	pid=$!
+	exec 3>/tmp/spm-in 4</tmp/spm-out
+	read -r out <&4 || fail "spm-probe died before writing"
+	echo "spm-probe: $out"
+	poison_one_now
+	echo go >&3
+	read -r read1 <&4 || true
+	echo "spm-probe: $read1"
+	# the failed page, not uptodate in the swap cache, is reclaimed too
+	echo 64M >"$cg/memory.reclaim" 2>/dev/null || true
+	echo go >&3
+	read -r read2 <&4 || true
+	exec 3>&- 4<&-
+	echo "spm-probe: $read2"
+	wait "$pid" || rc=$?
+	rmdir "$cg"
+	[ "$s1" -ge 4096 ] || fail "only $s1 pages were stored on node 3"
+	[ "$pfn" -ge 0 ] || fail "no page of node 3 in use although zswap stored $s1 there"
+	[ "$poisoned" = 1 ] || fail "pfn $pfn was not marked poisoned"
+	[[ $read1 =~ bad\ 0\ sigbus\ 1$ ]] || fail "first read: $read1 (one page must raise SIGBUS, none be wrong)"
+	[[ $read2 =~ bad\ 0\ sigbus\ 1$ ]] || fail "second read: $read2 (the same page must raise SIGBUS again, none be wrong)"
+	[ "$rc" = 0 ] || fail "spm-probe exited $rc"
+}
+
 ktap_main "$@"
