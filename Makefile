@@ -52,7 +52,7 @@ menuconfig: source ## edit CONFIG's .config with menuconfig
 savefragment: source ## write CONFIG's menuconfig edits as defconfigs/NAME.config
 	@boot/build $(CONFIG) savefragment '$(NAME)'
 
-rootfs: deps ## debootstrap the guest's Debian 12 root filesystem
+rootfs: deps ## the guest's Debian 12 root filesystem (mmdebstrap; no root needed)
 	@rootfs/build >/dev/null
 
 guest-bins: source ## build the upstream selftests and helpers for the guest
