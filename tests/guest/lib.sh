@@ -227,7 +227,7 @@ dax_to_devdax() {
 # Online every offline memory block of node $1 as movable memory.
 online_node_movable() {
 	local m
-	for m in /sys/devices/system/node/node"$1"/memory*; do
+	for m in /sys/devices/system/node/node"$1"/memory[0-9]*; do
 		[ "$(cat "$m/state")" = online ] || echo online_movable >"$m/state" || return 1
 	done
 }

@@ -8,22 +8,26 @@
  *   spm-probe fill MIB [hold|poison]
  *                           write MIB of anonymous memory, one distinct
  *                           pattern per page, then read every page back;
- *                           prints "pages N bad B sigbus S" and exits 1 if
- *                           B > 0.
+ *                           prints "pages N bad B unreadable U sigbus S"
+ *                           and exits 1 if B > 0 (U: pages that could not
+ *                           be read back, not counted as bad; S: 1 if a
+ *                           child touching the first of them died of
+ *                           SIGBUS).
  *                           In a memcg below MIB this goes through swap or
  *                           zswap and back. With "hold", it prints
  *                           "written N pages" after writing and waits for a
  *                           line on stdin before reading back, so the caller
  *                           can look at where the pages went. With
  *                           "poison", the same, then the read back prints
- *                           "read pages N bad B sigbus S" (S: pages whose
- *                           read raised SIGBUS, not counted as bad), waits
- *                           for a second line and reads everything again
- *                           ("reread ..."); exits 1 if either B > 0.
- *   spm-probe kpages PFN NR count the pages PFN..PFN+NR-1 with one reference
- *                           and no page flag (/proc/kpagecount and
- *                           kpageflags): "used U first P poisoned H", P the
- *                           first such pfn or -1, H those marked poisoned
+ *                           "read pages ...", waits for a second line and
+ *                           reads everything again ("reread pages ...");
+ *                           exits 1 if either B > 0. Only the pages it
+ *                           writes may be swapped out (mlockall()).
+ *   spm-probe poison-first PFN NR
+ *                           mark poisoned (hard_offline_page) the first page
+ *                           of PFN..PFN+NR-1 that the kernel holds, taking
+ *                           the free ones before it out of use: "poisoned P
+ *                           free F flag 0|1" (P -1 if none)
  *   spm-probe leftover DEV MIB
  *                           map the first MIB of device-dax DEV and count its
  *                           pages that still hold what fill wrote; prints
@@ -49,8 +53,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <numaif.h>
-#include <setjmp.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,40 +228,69 @@ static int leftover(const char *dev, long mib)
 	return 0;
 }
 
-static sigjmp_buf bus_env;
-
-static void on_sigbus(int sig)
+/* 1 if a child touching @addr dies of SIGBUS, 0 otherwise */
+static int touch_sigbus(volatile const uint64_t *addr)
 {
-	(void)sig;
-	siglongjmp(bus_env, 1);
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 0;
+	}
+	if (!pid)
+		_exit(*addr == 0x5aa5 ? 3 : 0);
+	if (waitpid(pid, &status, 0) != pid)
+		return 0;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS;
 }
 
 /*
- * Read back the @npages pages at @p that fill wrote: print "@what pages N
- * bad B sigbus S" and return B. A page whose read raises SIGBUS (its
- * swap-in failed) counts in S, not B.
+ * Read back the @npages pages at @p that fill wrote, each copied through a
+ * pipe: the write fails with EFAULT where the page's swap-in fails, instead
+ * of raising a signal. Print "@what pages N bad B unreadable U sigbus S"
+ * and return B. U counts the pages that could not be read (not counted in
+ * B); S is 1 if a child reading the first of them directly died of
+ * SIGBUS, as a real access would.
  */
 static size_t check_pages(const char *what, uint64_t *p, size_t npages,
 			  size_t words)
 {
-	struct sigaction sa = { .sa_handler = on_sigbus };
-	volatile size_t bad = 0, sigbus = 0;
-	size_t i, w;
+	static uint64_t buf[512];
+	size_t psz = words * sizeof(uint64_t), i, w, bad = 0, unreadable = 0;
+	int sigbus = 0, fd[2];
 
-	sigaction(SIGBUS, &sa, NULL);
+	if (psz > sizeof(buf) || pipe(fd)) {
+		perror("spm-probe: pipe, or pages larger than 4 KiB");
+		return npages;
+	}
 	for (i = 0; i < npages; i++) {
-		if (sigsetjmp(bus_env, 1)) {
-			sigbus++;
+		if (write(fd[1], p + i * words, psz) != (ssize_t)psz) {
+			if (errno != EFAULT) {
+				perror("write to a pipe");
+				bad++;
+			} else if (!unreadable++) {
+				sigbus = touch_sigbus(p + i * words);
+			}
+			continue;
+		}
+		if (read(fd[0], buf, psz) != (ssize_t)psz) {
+			perror("read from a pipe");
+			bad++;
 			continue;
 		}
 		for (w = 0; w < words; w++)
-			if (p[i * words + w] != pattern(i, w)) {
+			if (buf[w] != pattern(i, w)) {
 				bad++;
 				break;
 			}
 	}
-	signal(SIGBUS, SIG_DFL);
-	printf("%spages %zu bad %zu sigbus %zu\n", what, npages, bad, sigbus);
+	close(fd[0]);
+	close(fd[1]);
+	printf("%spages %zu bad %zu unreadable %zu sigbus %d\n", what, npages,
+	       bad, unreadable, sigbus);
 	fflush(stdout);
 	return bad;
 }
@@ -281,6 +314,20 @@ static int fill(long mib, const char *mode)
 		return 2;
 	}
 	npages = (size_t)mib * (1 << 20) / psz;
+	/*
+	 * With "poison", every page of the process but those it writes stays
+	 * in memory (stack, data, stdout's buffer), so that a page poisoned
+	 * in swap is one of those, which it checks.
+	 */
+	if (poison) {
+		static char outbuf[4096];
+
+		setvbuf(stdout, outbuf, _IOLBF, sizeof(outbuf));
+		if (mlockall(MCL_CURRENT)) {
+			perror("mlockall");
+			return 2;
+		}
+	}
 	p = mmap(NULL, npages * psz, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
@@ -308,43 +355,60 @@ static int fill(long mib, const char *mode)
 /* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
 #define KPF_HWPOISON	19
 
-/*
- * Pages @first .. @first + @nr - 1 by /proc/kpagecount and /proc/kpageflags:
- * "used U first P poisoned H", U the pages with one reference and no flag
- * (what zswap allocates on a compressed-RAM node), P the first of them (-1
- * if none), H the pages marked poisoned.
- */
-static int kpages(unsigned long first, unsigned long nr)
+static int read_u64(int fd, unsigned long pfn, uint64_t *v)
 {
-	unsigned long pfn, used = 0, poisoned = 0;
-	uint64_t count, flags;
-	long found = -1;
-	FILE *fc, *ff;
+	return pread(fd, v, 8, pfn * 8) == 8 ? 0 : -1;
+}
 
-	fc = fopen("/proc/kpagecount", "r");
-	ff = fopen("/proc/kpageflags", "r");
-	if (!fc || !ff) {
+/*
+ * Mark poisoned, through memory-failure handling, the first page from
+ * @first on (up to @nr pages) that the kernel holds. A page neither
+ * mapped nor flagged is free or held by the kernel, which /proc cannot
+ * tell apart; memory_failure() takes a free one out of use and succeeds,
+ * and refuses (EBUSY) one it cannot take, after marking it. Prints
+ * "poisoned P free F" (P the page marked, -1 if none; F the free pages
+ * taken out of use on the way) and "flag 0|1", the page's poison flag
+ * in /proc/kpageflags afterwards.
+ */
+static int poison_first(unsigned long first, unsigned long nr)
+{
+	unsigned long pfn, taken = 0;
+	uint64_t count, flags = 0;
+	long found = -1;
+	char addr[32];
+	int fc, ff, hw;
+
+	fc = open("/proc/kpagecount", O_RDONLY);
+	ff = open("/proc/kpageflags", O_RDONLY);
+	if (fc < 0 || ff < 0) {
 		perror("/proc/kpagecount or /proc/kpageflags");
 		return 2;
 	}
-	if (fseek(fc, first * 8, SEEK_SET) || fseek(ff, first * 8, SEEK_SET)) {
-		perror("fseek");
-		return 2;
-	}
-	for (pfn = first; pfn < first + nr; pfn++) {
-		if (fread(&count, 8, 1, fc) != 1 || fread(&flags, 8, 1, ff) != 1) {
+	for (pfn = first; pfn < first + nr && found < 0; pfn++) {
+		if (read_u64(fc, pfn, &count) || read_u64(ff, pfn, &flags)) {
 			fprintf(stderr, "spm-probe: cannot read pfn %#lx\n", pfn);
 			return 2;
 		}
-		if (flags & (1ULL << KPF_HWPOISON))
-			poisoned++;
-		if (count == 1 && !flags) {
-			if (found < 0)
-				found = pfn;
-			used++;
+		if (count || flags)
+			continue;
+		hw = open("/sys/devices/system/memory/hard_offline_page", O_WRONLY);
+		if (hw < 0) {
+			perror("hard_offline_page");
+			return 2;
 		}
+		snprintf(addr, sizeof(addr), "%#lx", pfn << 12);
+		if (write(hw, addr, strlen(addr)) > 0)
+			taken++;
+		else if (errno == EBUSY)
+			found = pfn;
+		else
+			perror("hard_offline_page");
+		close(hw);
 	}
-	printf("used %lu first %ld poisoned %lu\n", used, found, poisoned);
+	if (found >= 0 && read_u64(ff, found, &flags))
+		return 2;
+	printf("poisoned %ld free %lu flag %d\n", found, taken,
+	       found >= 0 && (flags & (1ULL << KPF_HWPOISON)) ? 1 : 0);
 	return 0;
 }
 
@@ -443,12 +507,12 @@ int spm_probe_main(int argc, char **argv)
 		return leftover(argv[2], atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "relbind"))
 		return relbind(atoi(argv[2]));
-	if (argc == 4 && !strcmp(argv[1], "kpages"))
-		return kpages(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "poison-first"))
+		return poison_first(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	if ((argc == 3 || (argc == 4 && (!strcmp(argv[3], "hold") ||
 					 !strcmp(argv[3], "poison")))) &&
 	    !strcmp(argv[1], "fill"))
 		return fill(atol(argv[2]), argc == 4 ? argv[3] : NULL);
-	fprintf(stderr, "usage: spm-probe policy NODE | fill MIB [hold|poison] | leftover DEV MIB | map MIB | homenode NODE | relbind NODE | kpages PFN NR\n");
+	fprintf(stderr, "usage: spm-probe policy NODE | fill MIB [hold|poison] | leftover DEV MIB | map MIB | homenode NODE | relbind NODE | poison-first PFN NR\n");
 	return 2;
 }

@@ -450,7 +450,7 @@ case_zswap_full_node_refuses() {
 	local m free high pcp r0 r1 s1 bpages blocks=()
 	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
 	! has_config KASAN || skip "filling node 3 through zswap takes minutes under KASAN; the non-debug configs run this case"
-	for m in /sys/devices/system/node/node3/memory*; do blocks+=("$m"); done
+	for m in /sys/devices/system/node/node3/memory[0-9]*; do blocks+=("$m"); done
 	[ "${#blocks[@]}" -ge 2 ] || fail "node 3 has ${#blocks[@]} memory blocks, the case wants two or more"
 	# shellcheck disable=SC2064 # the blocks are known now
 	trap "for m in ${blocks[*]}; do [ \"\$(cat \$m/state)\" = online ] || echo online_movable >\$m/state; done" EXIT
@@ -477,7 +477,7 @@ offline_node3_now() {
 	local m t0 msg
 	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
 	echo "zswap: $s1 pages on node 3"
-	for m in /sys/devices/system/node/node3/memory*; do
+	for m in /sys/devices/system/node/node3/memory[0-9]*; do
 		[ "$(cat "$m/state")" = online ] || continue
 		t0=$SECONDS
 		if msg=$( (timeout -s INT 60 bash -c "echo offline >$m/state") 2>&1); then
@@ -535,28 +535,23 @@ case_freed_entries_leave_no_data() {
 # every other page comes back intact. It fails again on a second read,
 # after the failed swap-cache page has been reclaimed: the entry must stay
 # in zswap, or the swap-in would read the swap slot, which holds whatever
-# the disk had. spm-probe writes 64 MiB in a 32 MiB memcg; all the
-# single-reference, flagless pages of node 3 are zswap's, one is poisoned.
-# Last in the group: the page stays poisoned, out of use.
+# the disk had. spm-probe writes 64 MiB in a 32 MiB memcg; then the first
+# page of node 3 that the kernel holds (zswap's: nothing else allocates
+# there) is marked, the free pages before it taken out of use. Last in
+# the group: those pages stay out of use.
 poison_one_now() {
-	local m idx bpages out u p used=0
+	local m idx bpages out
 	bpages=$(($(printf '%d' "0x$(cat /sys/devices/system/memory/block_size_bytes)") / 4096))
 	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
-	for m in /sys/devices/system/node/node3/memory*; do
+	for m in /sys/devices/system/node/node3/memory[0-9]*; do
 		[ "$(cat "$m/state")" = online ] || continue
 		idx=${m##*memory}
-		out=$(/guest/bin/spm-probe kpages $((idx * bpages)) "$bpages") || fail "spm-probe kpages: $out"
-		read -r _ u _ p _ <<<"$out"
-		used=$((used + u))
-		[ "$pfn" -ge 0 ] || pfn=$p
+		out=$(/guest/bin/spm-probe poison-first $((idx * bpages)) "$bpages") || fail "spm-probe poison-first: $out"
+		echo "$(basename "$m"): $out"
+		read -r _ pfn _ _ _ poisoned <<<"$out"
+		[ "$pfn" -lt 0 ] || break
 	done
-	echo "zswap: $s1 pages on node 3; node 3 has $used pages in use, the first at pfn $pfn"
-	[ "$pfn" -ge 0 ] || return 0
-	echo $((pfn * 4096)) >/sys/devices/system/memory/hard_offline_page 2>/dev/null ||
-		echo "hard_offline_page: refused (a page the kernel holds cannot be isolated); marked all the same?"
-	out=$(/guest/bin/spm-probe kpages "$pfn" 1)
-	read -r _ _ _ _ _ poisoned <<<"$out"
-	echo "pfn $pfn: $out"
+	echo "zswap: $s1 pages on node 3"
 }
 
 case_poisoned_spm_page_not_read() {
@@ -589,8 +584,10 @@ case_poisoned_spm_page_not_read() {
 	[ "$s1" -ge 4096 ] || fail "only $s1 pages were stored on node 3"
 	[ "$pfn" -ge 0 ] || fail "no page of node 3 in use although zswap stored $s1 there"
 	[ "$poisoned" = 1 ] || fail "pfn $pfn was not marked poisoned"
-	[[ $read1 =~ bad\ 0\ sigbus\ 1$ ]] || fail "first read: $read1 (one page must raise SIGBUS, none be wrong)"
-	[[ $read2 =~ bad\ 0\ sigbus\ 1$ ]] || fail "second read: $read2 (the same page must raise SIGBUS again, none be wrong)"
+	[[ $read1 =~ bad\ 0\ unreadable\ 1\ sigbus\ 1$ ]] ||
+		fail "first read: $read1 (one page must be unreadable and raise SIGBUS, none be wrong)"
+	[[ $read2 =~ bad\ 0\ unreadable\ 1\ sigbus\ 1$ ]] ||
+		fail "second read: $read2 (the same page must fail again, none be wrong)"
 	[ "$rc" = 0 ] || fail "spm-probe exited $rc"
 }
 
