@@ -54,13 +54,13 @@
 #include <fcntl.h>
 #include <numaif.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tierlib.h"
 #include "tiertool.h"
@@ -240,7 +240,7 @@ static int touch_sigbus(volatile const uint64_t *addr)
 		perror("fork");
 		return 0;
 	}
-	if (!pid)
+	if (!pid)	/* the read is what matters, not the value */
 		_exit(*addr == 0x5aa5 ? 3 : 0);
 	if (waitpid(pid, &status, 0) != pid)
 		return 0;
