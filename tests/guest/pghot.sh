@@ -245,8 +245,13 @@ case_one_fault_needs_a_quarter_threshold() {
 # page's record stayed, their one fault would make them hot and promote
 # them. On the stack of stop 19, the bench's 'full' case lost its precision
 # to this: the pages of the run before left their records to the next.
+# A run in which fewer than half the reads passed the threshold did not
+# get its chance (one CI run of all-debug, KASAN under TCG: 464 of 1,024
+# passed, 672 ms from seeing the scan to the last read), so it is run
+# again, at most three times for each of the two; whatever the run, no
+# cold page may be promoted.
 case_records_do_not_outlive_their_pages() {
-	local win life pfns=/tmp/records-do-not-outlive.pfns
+	local win life try pfns=/tmp/records-do-not-outlive.pfns
 	win=$(cat "$SYSCTL/pghot_promote_freq_window_ms")
 	# shellcheck disable=SC2064 # restore the value read now
 	trap "echo $win >$SYSCTL/pghot_promote_freq_window_ms; rm -f $pfns" EXIT
@@ -255,18 +260,21 @@ case_records_do_not_outlive_their_pages() {
 	echo 1 >"$SYSCTL/pghot_record_hintfaults_enable"
 	rm -f "$pfns"
 	for life in 1 2; do
-		promote_watch -m anon -n 128 -c 1024 -o 20 -R 1 -a 0 -l -p "$pfns" -t 60000
-		echo "run $life: cold pages read once, right after a scan (${PW_LAST_LAG:-?} ms from" \
-			"seeing it to the last read): hint faults $PW_ONCE_FAULTS, recorded" \
-			"$PW_ONCE_RECORDED, promoted $PW_COLD_TOP of $PW_COLD; frames of the first" \
-			"run's cold pages: ${PW_REUSED:-?}"
-		[ $((${PW_ONCE_RECORDED:-0} * 2)) -ge "$PW_COLD" ] ||
-			fail "run $life: only ${PW_ONCE_RECORDED:-0} of $PW_COLD reads of cold pages right after a scan passed the hot threshold"
-		[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
-			fail "run $life: $PW_COLD_TOP of $PW_COLD cold pages, one fault each recorded, were promoted"
+		for try in 1 2 3; do
+			promote_watch -m anon -n 128 -c 1024 -o 20 -R 1 -a 0 -l -p "$pfns" -t 60000
+			echo "run $life, try $try: cold pages read once, right after a scan" \
+				"(${PW_LAST_LAG:-?} ms from seeing it to the last read): hint faults" \
+				"$PW_ONCE_FAULTS, recorded $PW_ONCE_RECORDED, promoted $PW_COLD_TOP of" \
+				"$PW_COLD; frames of the run before's cold pages: ${PW_REUSED:-?}"
+			[ "$PW_COLD_TOP" -le $((PW_COLD / 100)) ] ||
+				fail "run $life: $PW_COLD_TOP of $PW_COLD cold pages, one fault each recorded, were promoted"
+			[ $((${PW_ONCE_RECORDED:-0} * 2)) -lt "$PW_COLD" ] || break
+			[ "$try" != 3 ] ||
+				fail "run $life: in 3 tries only ${PW_ONCE_RECORDED:-0} of $PW_COLD reads of cold pages right after a scan passed the hot threshold"
+		done
 	done
 	[ $((${PW_REUSED:-0} * 2)) -ge "$PW_COLD" ] ||
-		fail "only ${PW_REUSED:-0} of the second run's $PW_COLD cold pages took frames of the first run's"
+		fail "only ${PW_REUSED:-0} of the second run's $PW_COLD cold pages took frames of the run before's"
 }
 
 # A page reclaimed while the top tier is full comes back, at its next
