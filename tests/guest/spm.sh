@@ -425,6 +425,73 @@ case_zswap_max_writes_back_spm_entries() {
 	[ $((s1 - s0)) -le 2048 ] || fail "$((s1 - s0)) pages stay on node 3 for a cgroup whose zswap may hold 2048"
 }
 
+# The pool limit (max_pool_percent) is about zpool memory, which entries
+# kept on the compressed-RAM node do not use: the worker that writes
+# entries back when the pool is over its limit leaves them alone. spm-probe
+# holds 64 MiB in a cgroup allowed node 3 (its entries are there); a
+# second cgroup, without node 3, pushes a compressible tmpfs file into the
+# zpool (23 MB of text in 16 MiB: the zpool memory is charged to the
+# cgroup too, about 40% of what it holds, and an 8 MiB cgroup writing 31
+# MB ran out of memory). With the limit set to 0 and one more store, the worker writes the
+# second cgroup's entries back, round robin over the cgroups; spm-probe's
+# cgroup must keep every entry it has on node 3 (spm_stored_pages does not
+# fall; its memory.stat zswpwb is printed: an entry of it that node 3
+# refused sits in the zpool, and may go), and the worker must get to the
+# zpool's entries: a worker that walks node 3's list too spends its runs
+# passing over the entries there (each new entry gets a second chance)
+# and wrote back 306 and 546 of some 2,800 in 200 reclaims (two runs),
+# where ours wrote back 1,386 and 1,528 in 3.
+pool_limit_now() {
+	local pool=$CG/spm-pool pct wb_pool0
+	s0=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	mkdir -p "$pool" /tmp/spm-pool
+	echo 0-2 >"$pool/cpuset.mems"
+	echo 16M >"$pool/memory.max"
+	mount -t tmpfs spm-pool /tmp/spm-pool
+	(echo 0 >"$pool/cgroup.procs" && exec seq 1 3000000 >/tmp/spm-pool/seq)
+	# the writeback puts each page in the swap cache, charged to the
+	# cgroup: at its limit, that fails and the worker gives up
+	echo max >"$pool/memory.max"
+	pool_pages=$(awk '$1 == "zswapped" { print int($2 / 4096) }' "$pool/memory.stat")
+	wb_pool0=$(awk '$1 == "zswpwb" { print $2 }' "$pool/memory.stat")
+	hit0=$(cat /sys/kernel/debug/zswap/pool_limit_hit)
+	pct=$(cat /sys/module/zswap/parameters/max_pool_percent)
+	echo 0 >/sys/module/zswap/parameters/max_pool_percent
+	# Each store over the limit queues the worker, and a run of it ends
+	# after 16 walks that wrote nothing back: a new entry is passed over
+	# once (its second chance), so it takes many runs to get to the
+	# writeback. Stores come from reclaiming the tmpfs cgroup, 1 MiB at a
+	# time, until a quarter of its entries are written back (at most 200
+	# times: a hang guard).
+	for ((reclaims = 0; reclaims < 200; reclaims++)); do
+		wb_pool=$(awk '$1 == "zswpwb" { print $2 }' "$pool/memory.stat")
+		[ "$wb_pool" -lt $((wb_pool0 + pool_pages / 4)) ] || break
+		echo 1M >"$pool/memory.reclaim" 2>/dev/null || true
+	done
+	echo "$pct" >/sys/module/zswap/parameters/max_pool_percent
+	wb_pool=$((wb_pool - wb_pool0))
+	hit1=$(cat /sys/kernel/debug/zswap/pool_limit_hit)
+	wb_spm=$(awk '$1 == "zswpwb" { print $2 }' "$CG/spm-zswap/memory.stat")
+	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	echo "pool limit hit $((hit1 - hit0)) times, $reclaims reclaims; the tmpfs cgroup had $pool_pages pages in zswap, $wb_pool written back;" \
+		"spm-probe's cgroup: $wb_spm written back, node 3 holds $s0 -> $s1 pages"
+	umount /tmp/spm-pool
+	rmdir "$pool"
+}
+
+limit_32m_owner_mems() { limit_32m "$1"; owner_mems "$1"; }
+case_pool_limit_leaves_spm_entries() {
+	local MEMS=0-3 s0 s1 hit0 hit1 pool_pages wb_pool wb_spm reclaims
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	zswap_fill 64 pool_limit_now limit_32m_owner_mems
+	[ "$s0" -ge 4096 ] || fail "only $s0 pages were on node 3"
+	[ "$pool_pages" -ge 1024 ] || fail "the tmpfs cgroup put only $pool_pages pages in zswap"
+	[ $((hit1 - hit0)) -gt 0 ] || fail "the pool limit was never hit"
+	[ "$wb_pool" -ge $((pool_pages / 4)) ] ||
+		fail "the pool-limit worker wrote back only $wb_pool of the tmpfs cgroup's $pool_pages entries in $reclaims reclaims"
+	[ "$s1" -ge "$s0" ] || fail "the pool-limit worker wrote back $((s0 - s1)) entries kept on node 3"
+}
+
 # Sum of the high watermarks of node $1's zones, in kB.
 node_high_kb() {
 	awk -v node="$1" '/^Node / { z = ($2 == node ",") } z && $1 == "high" { s += $2 } END { print s * 4 }' /proc/zoneinfo
