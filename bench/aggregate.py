@@ -242,7 +242,8 @@ class Table:
 
     def variants(self, case):
         out = []
-        for k in (self.base, self.patched):
+        # make run benchmarks one kernel: base and patched are the same
+        for k in dict.fromkeys((self.base, self.patched)):
             for s in SOURCES:
                 if (k, s, case) in self.reps:
                     out.append((k, s))
@@ -252,14 +253,15 @@ class Table:
 
 def cover_table(t, case, title, name, out):
     out.append(f"#### {title}\n")
-    out.append("| Source | Base | Patched | Change |")
-    out.append("|---|---:|---:|---:|")
+    one = t.base == t.patched
+    out.append(f"| Source | `{t.base}` |" if one else "| Source | Base | Patched | Change |")
+    out.append("|---|---:|" if one else "|---|---:|---:|---:|")
     for s in SOURCES:
         if t.state(t.base, s, case) == "absent" and t.state(t.patched, s, case) == "absent":
             continue
         b = t.stat(t.base, s, case, name)
         p = t.stat(t.patched, s, case, name)
-        out.append(f"| {s} | {cell(b)} | {cell(p)} | {change(b, p)} |")
+        out.append(f"| {s} | {cell(b)} |" if one else f"| {s} | {cell(b)} | {cell(p)} | {change(b, p)} |")
     out.append("")
 
 
@@ -346,8 +348,9 @@ def reached(t, k, s, case, name):
 
 def write_md(t, runs, run_dir, png_ok):
     out = [f"# Promotion benchmark: {os.path.basename(os.path.abspath(run_dir))}", ""]
-    out.append(f"Base = kernel `{t.base}`, patched = kernel `{t.patched}`. "
-               "Each cell: median (min–max) over the repetitions; every variant "
+    kernels = (f"One kernel, `{t.base}`, no base to compare with. " if t.base == t.patched else
+               f"Base = kernel `{t.base}`, patched = kernel `{t.patched}`. ")
+    out.append(kernels + "Each cell: median (min–max) over the repetitions; every variant "
                "ran with the same seeds.")
     out.append("")
     out.append(f"**Note:** {TCG_NOTE}")
