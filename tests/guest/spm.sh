@@ -647,4 +647,61 @@ case_poisoned_spm_page_not_read() {
 		fail "second read: $read2 (the same page must fail again, none be wrong)"
 }
 
+# Handing the compressed-RAM node's device back while zswap holds pages
+# there. daxctl reconfigure-device --mode=devdax offlines the memory
+# blocks first, as users run it: that must fail (EBUSY on a block that
+# holds zswap's pages) and end, not retry until a signal, leaving the
+# device with kmem and those blocks online (blocks it could offline stay
+# offline: daxctl does not online them again; the case does). Unbinding kmem through sysfs removes no memory that is online
+# (kmem says it cannot be hot-removed until the next reboot): the unbind
+# ends, the memory stays online, and node 3 stays an SPM node of its
+# purpose. Every page reads back intact afterwards. The last case of the
+# group: the device stays unbound.
+give_back_now() {
+	local dax msg t0 m
+	dax=$(dax3)
+	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
+	online0=$(grep -lx online /sys/devices/system/node/node3/memory[0-9]*/state | wc -l)
+	echo "zswap: $s1 pages on node 3, $online0 memory blocks online"
+	t0=$SECONDS
+	if msg=$(timeout -s INT 60 daxctl reconfigure-device --mode=devdax --force "$dax" 2>&1); then
+		daxctl_rc=0
+	else
+		daxctl_rc=$?
+	fi
+	online1=$(grep -lx online /sys/devices/system/node/node3/memory[0-9]*/state | wc -l)
+	echo "daxctl reconfigure-device --mode=devdax: exit $daxctl_rc after $((SECONDS - t0)) s," \
+		"$online1 blocks online: $(tail -n 1 <<<"$msg")"
+	kmem1=no
+	[ ! -e "/sys/bus/dax/drivers/kmem/$dax" ] || kmem1=yes
+	for m in /sys/devices/system/node/node3/memory[0-9]*; do
+		[ "$(cat "$m/state")" = online ] || echo online_movable >"$m/state"
+	done
+	dmesg -C
+	t0=$SECONDS
+	if msg=$( (timeout -s INT 60 bash -c "echo $dax >/sys/bus/dax/drivers/kmem/unbind") 2>&1); then
+		unbind_rc=0
+	else
+		unbind_rc=$?
+	fi
+	online2=$(grep -lx online /sys/devices/system/node/node3/memory[0-9]*/state | wc -l)
+	purpose2=$(cat /sys/devices/system/node/node3/spm_purpose)
+	echo "kmem unbind: exit $unbind_rc after $((SECONDS - t0)) s${msg:+: $msg}; $online2 blocks online," \
+		"node 3's purpose $purpose2; $(dmesg | grep -c 'cannot be hotremoved') ranges left in place"
+}
+
+case_give_back_with_live_entries_ends() {
+	local s1 online0 online1 online2 daxctl_rc kmem1 unbind_rc purpose2
+	has_config ZSWAP_SPM || skip "CONFIG_ZSWAP_SPM is off in this config"
+	zswap_fill 64 give_back_now
+	[ "$s1" -ge 4096 ] || fail "only $s1 pages were on node 3"
+	[ "$daxctl_rc" != 124 ] || fail "daxctl reconfigure-device did not end in 60 s"
+	[ "$daxctl_rc" != 0 ] || fail "daxctl reconfigure-device --mode=devdax succeeded with zswap's pages on the node"
+	[ "$online1" -ge 1 ] || fail "daxctl offlined every block of node 3 with $s1 pages of zswap on it"
+	[ "$kmem1" = yes ] || fail "the failed reconfigure left the device without kmem"
+	[ "$unbind_rc" = 0 ] || fail "the kmem unbind did not end well (exit $unbind_rc)"
+	[ "$online2" = "$online0" ] || fail "after the unbind, $online2 of $online0 blocks are online"
+	[ "$purpose2" = "$(purpose)" ] || fail "node 3's purpose is '$purpose2' after the unbind, with its memory online"
+}
+
 ktap_main "$@"
