@@ -429,18 +429,14 @@ case_zswap_max_writes_back_spm_entries() {
 # kept on the compressed-RAM node do not use: the worker that writes
 # entries back when the pool is over its limit leaves them alone. spm-probe
 # holds 64 MiB in a cgroup allowed node 3 (its entries are there); a
-# second cgroup, without node 3, pushes a compressible tmpfs file into the
-# zpool (23 MB of text in 16 MiB: the zpool memory is charged to the
-# cgroup too, about 40% of what it holds, and an 8 MiB cgroup writing 31
-# MB ran out of memory). With the limit set to 0 and one more store, the worker writes the
-# second cgroup's entries back, round robin over the cgroups; spm-probe's
-# cgroup must keep every entry it has on node 3 (spm_stored_pages does not
-# fall; its memory.stat zswpwb is printed: an entry of it that node 3
-# refused sits in the zpool, and may go), and the worker must get to the
-# zpool's entries: a worker that walks node 3's list too spends its runs
-# passing over the entries there (each new entry gets a second chance)
-# and wrote back 306 and 546 of some 2,800 in 200 reclaims (two runs),
-# where ours wrote back 1,386 and 1,528 in 3.
+# second cgroup, without node 3, writes 23 MB of text to a tmpfs in 16
+# MiB, so that some 2,800 pages go to the zpool (the zpool's memory is
+# charged to the cgroup too: at 8 MiB it ran out of memory). With the
+# limit at 0, the worker must write back a quarter of those, and no entry
+# of node 3 (spm_stored_pages does not fall; spm-probe's zswpwb is only
+# printed: an entry node 3 refused sits in the zpool, and may go). A
+# worker that walks node 3's list too wrote back 306 and 546 in 200
+# reclaims where ours needs 2 to 4 (see pool_limit_now).
 pool_limit_now() {
 	local pool=$CG/spm-pool pct wb_pool0
 	s0=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
@@ -449,9 +445,6 @@ pool_limit_now() {
 	echo 16M >"$pool/memory.max"
 	mount -t tmpfs spm-pool /tmp/spm-pool
 	(echo 0 >"$pool/cgroup.procs" && exec seq 1 3000000 >/tmp/spm-pool/seq)
-	# the writeback puts each page in the swap cache, charged to the
-	# cgroup: at its limit, that fails and the worker gives up
-	echo max >"$pool/memory.max"
 	pool_pages=$(awk '$1 == "zswapped" { print int($2 / 4096) }' "$pool/memory.stat")
 	wb_pool0=$(awk '$1 == "zswpwb" { print $2 }' "$pool/memory.stat")
 	hit0=$(cat /sys/kernel/debug/zswap/pool_limit_hit)
@@ -460,9 +453,10 @@ pool_limit_now() {
 	# Each store over the limit queues the worker, and a run of it ends
 	# after 16 walks that wrote nothing back: a new entry is passed over
 	# once (its second chance), so it takes many runs to get to the
-	# writeback. Stores come from reclaiming the tmpfs cgroup, 1 MiB at a
-	# time, until a quarter of its entries are written back (at most 200
-	# times: a hang guard).
+	# writeback, and a worker that also passes over node 3's entries gets
+	# there much later. Stores come from reclaiming the tmpfs cgroup, 1 MiB
+	# at a time, until a quarter of its entries are written back (at most
+	# 200 times: a hang guard).
 	for ((reclaims = 0; reclaims < 200; reclaims++)); do
 		wb_pool=$(awk '$1 == "zswpwb" { print $2 }' "$pool/memory.stat")
 		[ "$wb_pool" -lt $((wb_pool0 + pool_pages / 4)) ] || break
@@ -652,16 +646,18 @@ case_poisoned_spm_page_not_read() {
 # blocks first, as users run it: that must fail (EBUSY on a block that
 # holds zswap's pages) and end, not retry until a signal, leaving the
 # device with kmem and those blocks online (blocks it could offline stay
-# offline: daxctl does not online them again; the case does). Unbinding kmem through sysfs removes no memory that is online
-# (kmem says it cannot be hot-removed until the next reboot): the unbind
-# ends, the memory stays online, and node 3 stays an SPM node of its
-# purpose. Every page reads back intact afterwards. The last case of the
-# group: the device stays unbound.
+# offline: daxctl does not online them again; the case does). Unbinding
+# kmem through sysfs removes no memory that is online (kmem says it cannot
+# be hot-removed until the next reboot): the unbind ends, the memory stays
+# online, and node 3 stays an SPM node of its purpose. Every page reads
+# back intact afterwards. The last case of the group: the device stays
+# unbound.
+node3_online_blocks() { grep -lx online /sys/devices/system/node/node3/memory[0-9]*/state | wc -l; }
 give_back_now() {
-	local dax msg t0 m
+	local dax msg t0
 	dax=$(dax3)
 	s1=$(cat /sys/kernel/debug/zswap/spm_stored_pages)
-	online0=$(grep -lx online /sys/devices/system/node/node3/memory[0-9]*/state | wc -l)
+	online0=$(node3_online_blocks)
 	echo "zswap: $s1 pages on node 3, $online0 memory blocks online"
 	t0=$SECONDS
 	if msg=$(timeout -s INT 60 daxctl reconfigure-device --mode=devdax --force "$dax" 2>&1); then
@@ -669,14 +665,12 @@ give_back_now() {
 	else
 		daxctl_rc=$?
 	fi
-	online1=$(grep -lx online /sys/devices/system/node/node3/memory[0-9]*/state | wc -l)
+	online1=$(node3_online_blocks)
 	echo "daxctl reconfigure-device --mode=devdax: exit $daxctl_rc after $((SECONDS - t0)) s," \
 		"$online1 blocks online: $(tail -n 1 <<<"$msg")"
 	kmem1=no
 	[ ! -e "/sys/bus/dax/drivers/kmem/$dax" ] || kmem1=yes
-	for m in /sys/devices/system/node/node3/memory[0-9]*; do
-		[ "$(cat "$m/state")" = online ] || echo online_movable >"$m/state"
-	done
+	online_node_movable 3
 	dmesg -C
 	t0=$SECONDS
 	if msg=$( (timeout -s INT 60 bash -c "echo $dax >/sys/bus/dax/drivers/kmem/unbind") 2>&1); then
@@ -684,7 +678,7 @@ give_back_now() {
 	else
 		unbind_rc=$?
 	fi
-	online2=$(grep -lx online /sys/devices/system/node/node3/memory[0-9]*/state | wc -l)
+	online2=$(node3_online_blocks)
 	purpose2=$(cat /sys/devices/system/node/node3/spm_purpose)
 	echo "kmem unbind: exit $unbind_rc after $((SECONDS - t0)) s${msg:+: $msg}; $online2 blocks online," \
 		"node 3's purpose $purpose2; $(dmesg | grep -c 'cannot be hotremoved') ranges left in place"
